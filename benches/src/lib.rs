@@ -1,0 +1,1 @@
+//! Scene generators shared by the benches.

@@ -1,0 +1,1 @@
+//! Morton-sorted cell lists (being written).
