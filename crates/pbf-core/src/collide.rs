@@ -1,0 +1,772 @@
+//! Boundaries: the axis-aligned [`Domain`] no particle ever leaves, and static
+//! [`Collider`]s described by signed distance functions.
+//!
+//! Response: positions are projected out of solids during prediction and after every
+//! constraint iteration, keeping particle centres one particle radius (`s / 2`) from
+//! every surface. After the velocity update, a particle in contact (within 1% of `h`
+//! of that distance) that still moves into the surface has its normal velocity
+//! reflected with `restitution` and its tangential velocity reduced by Coulomb
+//! friction: `|v_t|` shrinks by `friction * (1 + restitution) * |v_n|`, down to 0.
+
+use crate::CoreError;
+
+/// The axis-aligned box that contains the simulation. Particles are clamped to it
+/// (one particle radius inside), so none ever leaves.
+///
+/// ```
+/// use pbf_core::Domain;
+/// let d = Domain::new([0.0, 0.0, 0.0], [1.0, 2.0, 1.0])?;
+/// assert_eq!(d.hi(), [1.0, 2.0, 1.0]);
+/// assert!(Domain::new([0.0, 0.0], [0.0, 1.0]).is_err());
+/// # Ok::<(), pbf_core::CoreError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Domain<const D: usize> {
+    lo: [f32; D],
+    hi: [f32; D],
+    friction: f32,
+    restitution: f32,
+}
+
+impl<const D: usize> Domain<D> {
+    /// The box `lo..hi` with frictionless, inelastic walls.
+    ///
+    /// # Errors
+    /// [`CoreError::InvalidCollider`] (index `usize::MAX`) when a bound is not finite or
+    /// `lo >= hi` on some axis.
+    ///
+    /// ```
+    /// assert!(pbf_core::Domain::new([0.0; 3], [1.0; 3]).is_ok());
+    /// ```
+    pub fn new(lo: [f32; D], hi: [f32; D]) -> Result<Self, CoreError> {
+        for a in 0..D {
+            for (field, v) in [("domain.lo", lo[a]), ("domain.hi", hi[a])] {
+                if !v.is_finite() {
+                    return Err(CoreError::InvalidCollider {
+                        index: usize::MAX,
+                        field,
+                        value: v.into(),
+                        reason: "must be finite",
+                    });
+                }
+            }
+            if lo[a] >= hi[a] {
+                return Err(CoreError::InvalidCollider {
+                    index: usize::MAX,
+                    field: "domain.hi",
+                    value: hi[a].into(),
+                    reason: "must be greater than domain.lo on every axis",
+                });
+            }
+        }
+        Ok(Self {
+            lo,
+            hi,
+            friction: 0.0,
+            restitution: 0.0,
+        })
+    }
+
+    /// Sets the walls' friction (>= 0) and restitution (in [0, 1]).
+    ///
+    /// # Errors
+    /// [`CoreError::InvalidCollider`] naming `friction` or `restitution`.
+    ///
+    /// ```
+    /// let d = pbf_core::Domain::new([0.0; 2], [1.0; 2])?.with_response(0.3, 0.1)?;
+    /// assert_eq!(d.response(), (0.3, 0.1));
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn with_response(mut self, friction: f32, restitution: f32) -> Result<Self, CoreError> {
+        check_response(usize::MAX, friction, restitution)?;
+        self.friction = friction;
+        self.restitution = restitution;
+        Ok(self)
+    }
+
+    /// The lower corner.
+    ///
+    /// ```
+    /// assert_eq!(pbf_core::Domain::new([0.0; 2], [1.0; 2])?.lo(), [0.0; 2]);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn lo(&self) -> [f32; D] {
+        self.lo
+    }
+
+    /// The upper corner.
+    ///
+    /// ```
+    /// assert_eq!(pbf_core::Domain::new([0.0; 2], [1.0; 2])?.hi(), [1.0; 2]);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn hi(&self) -> [f32; D] {
+        self.hi
+    }
+
+    /// `(friction, restitution)` of the walls.
+    ///
+    /// ```
+    /// assert_eq!(pbf_core::Domain::new([0.0; 2], [1.0; 2])?.response(), (0.0, 0.0));
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn response(&self) -> (f32, f32) {
+        (self.friction, self.restitution)
+    }
+
+    /// Whether `p` lies inside the box (bounds included).
+    ///
+    /// ```
+    /// let d = pbf_core::Domain::new([0.0; 2], [1.0; 2])?;
+    /// assert!(d.contains([0.5, 1.0]) && !d.contains([0.5, 1.5]));
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn contains(&self, p: [f32; D]) -> bool {
+        (0..D).all(|a| p[a] >= self.lo[a] && p[a] <= self.hi[a])
+    }
+
+    /// Clamps `p` to the box shrunk by `margin` (to its centre where the box is
+    /// thinner than `2 margin`).
+    pub(crate) fn clamp(&self, p: &mut [f32; D], margin: f32) {
+        for a in 0..D {
+            let (lo, hi) = (self.lo[a] + margin, self.hi[a] - margin);
+            p[a] = if lo <= hi {
+                p[a].clamp(lo, hi)
+            } else {
+                0.5 * (self.lo[a] + self.hi[a])
+            };
+        }
+    }
+
+    /// Walls the point touches within `margin`, as (outward normal into the fluid).
+    pub(crate) fn contacts(&self, p: [f32; D], margin: f32, mut f: impl FnMut([f32; D])) {
+        for a in 0..D {
+            if p[a] - self.lo[a] <= margin {
+                let mut n = [0.0; D];
+                n[a] = 1.0;
+                f(n);
+            }
+            if self.hi[a] - p[a] <= margin {
+                let mut n = [0.0; D];
+                n[a] = -1.0;
+                f(n);
+            }
+        }
+    }
+}
+
+fn check_response(index: usize, friction: f32, restitution: f32) -> Result<(), CoreError> {
+    if !(friction.is_finite() && friction >= 0.0) {
+        return Err(CoreError::InvalidCollider {
+            index,
+            field: "friction",
+            value: friction.into(),
+            reason: "must be >= 0 and finite",
+        });
+    }
+    if !(restitution.is_finite() && (0.0..=1.0).contains(&restitution)) {
+        return Err(CoreError::InvalidCollider {
+            index,
+            field: "restitution",
+            value: restitution.into(),
+            reason: "must be in [0, 1]",
+        });
+    }
+    Ok(())
+}
+
+/// A shape, by its signed distance (negative inside). Axis 1 (y) is "up": cylinders
+/// stand along it and open containers are open towards +y.
+///
+/// ```
+/// use pbf_core::Shape;
+/// let s = Shape::Sphere { center: [0.0, 0.0, 0.0], radius: 1.0 };
+/// assert_eq!(s.distance([2.0, 0.0, 0.0]), 1.0);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Shape<const D: usize> {
+    /// The half-space behind a plane: solid where `(p - point) . normal < 0`.
+    Plane {
+        /// A point on the plane.
+        point: [f32; D],
+        /// The normal pointing out of the solid (normalised on use; must be non-zero).
+        normal: [f32; D],
+    },
+    /// An axis-aligned box.
+    Box {
+        /// Its centre.
+        center: [f32; D],
+        /// Half its size along each axis (> 0).
+        half_extents: [f32; D],
+    },
+    /// A sphere (a disc in 2D).
+    Sphere {
+        /// Its centre.
+        center: [f32; D],
+        /// Its radius (> 0).
+        radius: f32,
+    },
+    /// The points within `radius` of the segment `a..b`.
+    Capsule {
+        /// One end of the axis.
+        a: [f32; D],
+        /// The other end.
+        b: [f32; D],
+        /// Its radius (> 0).
+        radius: f32,
+    },
+    /// A cylinder standing on the y axis (a rectangle in 2D).
+    Cylinder {
+        /// The centre of its bottom face.
+        base: [f32; D],
+        /// Its radius (> 0).
+        radius: f32,
+        /// Its height along +y (> 0).
+        height: f32,
+    },
+}
+
+impl<const D: usize> Shape<D> {
+    /// The signed distance from `p` to the surface (negative inside).
+    ///
+    /// ```
+    /// use pbf_core::Shape;
+    /// let b = Shape::Box { center: [0.0, 0.0], half_extents: [1.0, 2.0] };
+    /// assert_eq!(b.distance([0.0, 0.0]), -1.0);
+    /// assert_eq!(b.distance([3.0, 0.0]), 2.0);
+    /// ```
+    pub fn distance(&self, p: [f32; D]) -> f32 {
+        self.distance_and_normal(p, false).0
+    }
+
+    /// The signed distance and the outward unit normal (the distance's gradient). With
+    /// `open_top`, boxes and cylinders have no top face (they extend upwards without
+    /// end), which is what an open container's shell is cut from.
+    pub(crate) fn distance_and_normal(&self, p: [f32; D], open_top: bool) -> (f32, [f32; D]) {
+        match *self {
+            Shape::Plane { point, normal } => {
+                let len = norm(normal);
+                let n = normal.map(|c| c / len);
+                (dot(sub(p, point), n), n)
+            }
+            Shape::Sphere { center, radius } => {
+                let d = sub(p, center);
+                let r = norm(d);
+                (r - radius, unit_or_up(d, r))
+            }
+            Shape::Capsule { a, b, radius } => {
+                let ab = sub(b, a);
+                let len2 = dot(ab, ab);
+                let t = if len2 > 0.0 {
+                    (dot(sub(p, a), ab) / len2).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
+                let closest: [f32; D] = core::array::from_fn(|k| a[k] + t * ab[k]);
+                let d = sub(p, closest);
+                let r = norm(d);
+                (r - radius, unit_or_up(d, r))
+            }
+            Shape::Box {
+                center,
+                half_extents,
+            } => {
+                let mut q = [0.0; D];
+                let mut sign = [1.0; D];
+                for k in 0..D {
+                    let rel = p[k] - center[k];
+                    sign[k] = if rel < 0.0 { -1.0 } else { 1.0 };
+                    q[k] = rel.abs() - half_extents[k];
+                }
+                if open_top && D >= 2 && p[1] >= center[1] {
+                    // No top face: above the centre only the side walls count.
+                    q[1] = f32::NEG_INFINITY;
+                }
+                box_distance(q, sign)
+            }
+            Shape::Cylinder {
+                base,
+                radius,
+                height,
+            } => {
+                // A 2D box in (radial distance, height) coordinates.
+                let mut radial = [0.0; D];
+                for k in (0..D).filter(|&k| k != 1) {
+                    radial[k] = p[k] - base[k];
+                }
+                let rho = norm(radial);
+                let mid = base[1] + 0.5 * height;
+                let rel_y = p[1] - mid;
+                let q_r = rho - radius;
+                let q_y = if open_top && rel_y >= 0.0 {
+                    f32::NEG_INFINITY
+                } else {
+                    rel_y.abs() - 0.5 * height
+                };
+                let (dist, n2) = box_distance([q_r, q_y], [1.0, if rel_y < 0.0 { -1.0 } else { 1.0 }]);
+                let mut n = unit_or_up(radial, rho).map(|c| c * n2[0]);
+                n[1] = n2[1];
+                if D == 2 {
+                    // In 2D the "radial" axis is x with its sign.
+                    n[0] = if radial[0] < 0.0 { -n2[0] } else { n2[0] };
+                }
+                (dist, n)
+            }
+        }
+    }
+
+    /// The topmost y of the shape, where an open container's rim is cut.
+    fn top(&self) -> f32 {
+        match *self {
+            Shape::Plane { .. } => f32::INFINITY,
+            Shape::Box {
+                center,
+                half_extents,
+            } => center[1] + half_extents[1],
+            Shape::Sphere { center, .. } => center[1],
+            Shape::Capsule { a, b, .. } => 0.5 * (a[1] + b[1]),
+            Shape::Cylinder { base, height, .. } => base[1] + height,
+        }
+    }
+
+    fn validate(&self, index: usize) -> Result<(), CoreError> {
+        let bad = |field, value: f32, reason| {
+            Err(CoreError::InvalidCollider {
+                index,
+                field,
+                value: value.into(),
+                reason,
+            })
+        };
+        let finite = |field, v: &[f32]| match v.iter().find(|c| !c.is_finite()) {
+            Some(c) => bad(field, *c, "must be finite"),
+            None => Ok(()),
+        };
+        match self {
+            Shape::Plane { point, normal } => {
+                finite("point", point)?;
+                finite("normal", normal)?;
+                if !(norm(*normal) > 0.0) {
+                    return bad("normal", 0.0, "must be non-zero");
+                }
+            }
+            Shape::Box {
+                center,
+                half_extents,
+            } => {
+                finite("center", center)?;
+                finite("half_extents", half_extents)?;
+                if let Some(e) = half_extents.iter().find(|e| !(**e > 0.0)) {
+                    return bad("half_extents", *e, "must be > 0");
+                }
+            }
+            Shape::Sphere { center, radius } => {
+                finite("center", center)?;
+                if !(radius.is_finite() && *radius > 0.0) {
+                    return bad("radius", *radius, "must be > 0 and finite");
+                }
+            }
+            Shape::Capsule { a, b, radius } => {
+                finite("a", a)?;
+                finite("b", b)?;
+                if !(radius.is_finite() && *radius > 0.0) {
+                    return bad("radius", *radius, "must be > 0 and finite");
+                }
+            }
+            Shape::Cylinder {
+                base,
+                radius,
+                height,
+            } => {
+                finite("base", base)?;
+                if !(radius.is_finite() && *radius > 0.0) {
+                    return bad("radius", *radius, "must be > 0 and finite");
+                }
+                if !(height.is_finite() && *height > 0.0) {
+                    return bad("height", *height, "must be > 0 and finite");
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn box_distance<const D: usize>(q: [f32; D], sign: [f32; D]) -> (f32, [f32; D]) {
+    let outside: [f32; D] = q.map(|c| c.max(0.0));
+    let out_len = norm(outside);
+    if out_len > 0.0 {
+        let n = core::array::from_fn(|k| outside[k] / out_len * sign[k]);
+        (out_len, n)
+    } else {
+        let mut axis = 0;
+        for k in 1..D {
+            if q[k] > q[axis] {
+                axis = k;
+            }
+        }
+        let mut n = [0.0; D];
+        n[axis] = sign[axis];
+        (q[axis], n)
+    }
+}
+
+/// Whether a collider is a solid body or a container whose walls hold fluid inside.
+///
+/// ```
+/// use pbf_core::ColliderKind;
+/// let glass = ColliderKind::Container { wall_thickness: 0.02, open_top: true };
+/// assert_ne!(glass, ColliderKind::Solid);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ColliderKind {
+    /// The inside of the shape is solid.
+    Solid,
+    /// A hollow shell of the given wall thickness around the shape's surface. With
+    /// `open_top`, boxes and cylinders lose their top face (a tank, a glass), and
+    /// spheres and capsules are cut at their middle (a bowl).
+    Container {
+        /// The wall's thickness (> 0; use at least two particle spacings so that no
+        /// particle crosses a wall in one step).
+        wall_thickness: f32,
+        /// Whether the top is open.
+        open_top: bool,
+    },
+}
+
+/// A static collider: a shape, solid or hollow, with friction and restitution.
+///
+/// ```
+/// use pbf_core::{Collider, ColliderKind, Shape};
+/// let glass = Collider::new(
+///     Shape::Cylinder { base: [0.0, 0.0, 0.0], radius: 0.3, height: 0.6 },
+///     ColliderKind::Container { wall_thickness: 0.05, open_top: true },
+/// )?;
+/// assert!(glass.distance([0.0, 0.3, 0.0]) > 0.0); // inside the glass is free
+/// assert!(glass.distance([0.3, 0.3, 0.0]) < 0.0); // in the wall
+/// assert!(glass.distance([0.3, 0.7, 0.0]) > 0.0); // above the rim
+/// # Ok::<(), pbf_core::CoreError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Collider<const D: usize> {
+    shape: Shape<D>,
+    kind: ColliderKind,
+    friction: f32,
+    restitution: f32,
+}
+
+impl<const D: usize> Collider<D> {
+    /// A frictionless, inelastic collider.
+    ///
+    /// # Errors
+    /// [`CoreError::InvalidCollider`] for non-finite or degenerate sizes (index 0; the
+    /// solver reports the collider's own index when it is added).
+    ///
+    /// ```
+    /// use pbf_core::{Collider, ColliderKind, Shape};
+    /// let bad = Collider::new(Shape::Sphere { center: [0.0; 2], radius: -1.0 }, ColliderKind::Solid);
+    /// assert!(bad.is_err());
+    /// ```
+    pub fn new(shape: Shape<D>, kind: ColliderKind) -> Result<Self, CoreError> {
+        let c = Self {
+            shape,
+            kind,
+            friction: 0.0,
+            restitution: 0.0,
+        };
+        c.validate(0)?;
+        Ok(c)
+    }
+
+    /// Sets friction (>= 0) and restitution (in [0, 1]).
+    ///
+    /// # Errors
+    /// [`CoreError::InvalidCollider`] naming the field.
+    ///
+    /// ```
+    /// use pbf_core::{Collider, ColliderKind, Shape};
+    /// let c = Collider::new(Shape::Sphere { center: [0.0; 3], radius: 1.0 }, ColliderKind::Solid)?
+    ///     .with_response(0.5, 0.2)?;
+    /// assert_eq!(c.response(), (0.5, 0.2));
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn with_response(mut self, friction: f32, restitution: f32) -> Result<Self, CoreError> {
+        check_response(0, friction, restitution)?;
+        self.friction = friction;
+        self.restitution = restitution;
+        Ok(self)
+    }
+
+    /// The shape.
+    ///
+    /// ```
+    /// use pbf_core::{Collider, ColliderKind, Shape};
+    /// let s = Shape::Sphere { center: [0.0; 2], radius: 1.0 };
+    /// assert_eq!(Collider::new(s, ColliderKind::Solid)?.shape(), &s);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn shape(&self) -> &Shape<D> {
+        &self.shape
+    }
+
+    /// Solid or container.
+    ///
+    /// ```
+    /// use pbf_core::{Collider, ColliderKind, Shape};
+    /// let s = Shape::Sphere { center: [0.0; 2], radius: 1.0 };
+    /// assert_eq!(Collider::new(s, ColliderKind::Solid)?.kind(), ColliderKind::Solid);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn kind(&self) -> ColliderKind {
+        self.kind
+    }
+
+    /// `(friction, restitution)`.
+    ///
+    /// ```
+    /// use pbf_core::{Collider, ColliderKind, Shape};
+    /// let s = Shape::Sphere { center: [0.0; 2], radius: 1.0 };
+    /// assert_eq!(Collider::new(s, ColliderKind::Solid)?.response(), (0.0, 0.0));
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn response(&self) -> (f32, f32) {
+        (self.friction, self.restitution)
+    }
+
+    /// The signed distance from `p` to the solid part (negative inside the solid).
+    ///
+    /// ```
+    /// use pbf_core::{Collider, ColliderKind, Shape};
+    /// let ball = Collider::new(Shape::Sphere { center: [0.0; 3], radius: 1.0 }, ColliderKind::Solid)?;
+    /// assert_eq!(ball.distance([0.0, 0.0, 0.5]), -0.5);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn distance(&self, p: [f32; D]) -> f32 {
+        self.distance_and_normal(p).0
+    }
+
+    /// Signed distance to the solid part and the unit normal pointing out of it.
+    pub(crate) fn distance_and_normal(&self, p: [f32; D]) -> (f32, [f32; D]) {
+        match self.kind {
+            ColliderKind::Solid => self.shape.distance_and_normal(p, false),
+            ColliderKind::Container {
+                wall_thickness,
+                open_top,
+            } => {
+                let (d, n) = self.shape.distance_and_normal(p, open_top);
+                let half = 0.5 * wall_thickness;
+                let s = if d < 0.0 { -1.0 } else { 1.0 };
+                let shell = (d.abs() - half, n.map(|c| c * s));
+                let cut_bowl = open_top
+                    && matches!(self.shape, Shape::Sphere { .. } | Shape::Capsule { .. });
+                if cut_bowl {
+                    let above = p[1] - self.shape.top();
+                    if above > shell.0 {
+                        let mut up = [0.0; D];
+                        up[1] = 1.0;
+                        return (above, up);
+                    }
+                }
+                shell
+            }
+        }
+    }
+
+    pub(crate) fn validate(&self, index: usize) -> Result<(), CoreError> {
+        self.shape.validate(index)?;
+        check_response(index, self.friction, self.restitution)?;
+        if let ColliderKind::Container { wall_thickness, .. } = self.kind {
+            if !(wall_thickness.is_finite() && wall_thickness > 0.0) {
+                return Err(CoreError::InvalidCollider {
+                    index,
+                    field: "wall_thickness",
+                    value: wall_thickness.into(),
+                    reason: "must be > 0 and finite",
+                });
+            }
+            if matches!(self.shape, Shape::Plane { .. }) {
+                return Err(CoreError::InvalidCollider {
+                    index,
+                    field: "kind",
+                    value: f64::NAN,
+                    reason: "a plane cannot be a container",
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves `p` out of the solid so that it lies at least `margin` from it; returns
+    /// whether it moved.
+    #[inline]
+    pub(crate) fn project(&self, p: &mut [f32; D], margin: f32) -> bool {
+        let (d, n) = self.distance_and_normal(*p);
+        if d < margin {
+            let push = margin - d;
+            for k in 0..D {
+                p[k] += push * n[k];
+            }
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// Applies restitution and friction to a velocity in contact with a surface of
+/// outward normal `n`.
+#[inline]
+pub(crate) fn respond<const D: usize>(v: &mut [f32; D], n: [f32; D], friction: f32, restitution: f32) {
+    let vn = dot(*v, n);
+    if vn >= 0.0 {
+        return;
+    }
+    let mut vt: [f32; D] = core::array::from_fn(|k| v[k] - vn * n[k]);
+    let vt_len = norm(vt);
+    if vt_len > 0.0 {
+        let keep = (1.0 - friction * (1.0 + restitution) * (-vn) / vt_len).max(0.0);
+        vt = vt.map(|c| c * keep);
+    }
+    for k in 0..D {
+        v[k] = vt[k] - restitution * vn * n[k];
+    }
+}
+
+#[inline]
+fn dot<const D: usize>(a: [f32; D], b: [f32; D]) -> f32 {
+    (0..D).map(|k| a[k] * b[k]).sum()
+}
+#[inline]
+fn norm<const D: usize>(a: [f32; D]) -> f32 {
+    dot(a, a).sqrt()
+}
+#[inline]
+fn sub<const D: usize>(a: [f32; D], b: [f32; D]) -> [f32; D] {
+    core::array::from_fn(|k| a[k] - b[k])
+}
+/// `d / r`, or +y where the direction is undefined (at the centre).
+#[inline]
+fn unit_or_up<const D: usize>(d: [f32; D], r: f32) -> [f32; D] {
+    if r > 0.0 {
+        d.map(|c| c / r)
+    } else {
+        let mut up = [0.0; D];
+        up[1 % D] = 1.0;
+        up
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn numeric_normal<const D: usize>(c: &Collider<D>, p: [f32; D]) -> [f32; D] {
+        let e = 1e-3;
+        core::array::from_fn(|k| {
+            let (mut a, mut b) = (p, p);
+            a[k] += e;
+            b[k] -= e;
+            (c.distance(a) - c.distance(b)) / (2.0 * e)
+        })
+    }
+
+    #[test]
+    fn normals_are_the_gradient_of_the_distance() {
+        let shapes: Vec<Shape<3>> = vec![
+            Shape::Plane { point: [0.0, 0.1, 0.0], normal: [0.0, 2.0, 0.0] },
+            Shape::Box { center: [0.0; 3], half_extents: [0.5, 0.3, 0.4] },
+            Shape::Sphere { center: [0.1, 0.0, 0.0], radius: 0.4 },
+            Shape::Capsule { a: [0.0; 3], b: [0.5, 0.2, 0.0], radius: 0.2 },
+            Shape::Cylinder { base: [0.0; 3], radius: 0.4, height: 0.6 },
+        ];
+        let points = [[0.9, 0.35, 0.1], [0.05, 0.1, 0.02], [-0.7, -0.2, 0.3], [0.2, 0.8, -0.1]];
+        for shape in shapes {
+            for kind in [
+                ColliderKind::Solid,
+                ColliderKind::Container { wall_thickness: 0.1, open_top: false },
+            ] {
+                if matches!(shape, Shape::Plane { .. }) && kind != ColliderKind::Solid {
+                    continue;
+                }
+                let c = Collider::new(shape, kind).unwrap();
+                for p in points {
+                    let (_, n) = c.distance_and_normal(p);
+                    let g = numeric_normal(&c, p);
+                    for k in 0..3 {
+                        assert!((n[k] - g[k]).abs() < 2e-2, "{shape:?} {kind:?} at {p:?}: {n:?} vs {g:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn projection_moves_points_out_to_the_margin() {
+        let c = Collider::new(Shape::Box { center: [0.0, 0.0], half_extents: [1.0, 1.0] }, ColliderKind::Solid)
+            .unwrap();
+        let mut p = [0.2, 0.9];
+        assert!(c.project(&mut p, 0.05));
+        assert!((p[1] - 1.05).abs() < 1e-6 && p[0] == 0.2);
+        assert!(!c.project(&mut p, 0.05 - 1e-6));
+    }
+
+    #[test]
+    fn open_glass_is_free_inside_and_above() {
+        let glass = Collider::new(
+            Shape::Cylinder { base: [0.0, 0.0, 0.0], radius: 0.5, height: 1.0 },
+            ColliderKind::Container { wall_thickness: 0.1, open_top: true },
+        )
+        .unwrap();
+        for y in [0.1, 0.5, 0.95, 1.0, 1.2] {
+            assert!(glass.distance([0.0, y, 0.0]) > 0.0, "inside at y = {y}");
+        }
+        assert!(glass.distance([0.5, 0.5, 0.0]) < 0.0); // side wall
+        assert!(glass.distance([0.0, 0.0, 0.0]) < 0.0); // bottom
+        assert!(glass.distance([0.0, -0.2, 0.0]) > 0.0); // below
+        let closed = Collider::new(
+            Shape::Cylinder { base: [0.0, 0.0, 0.0], radius: 0.5, height: 1.0 },
+            ColliderKind::Container { wall_thickness: 0.1, open_top: false },
+        )
+        .unwrap();
+        assert!(closed.distance([0.0, 1.0, 0.0]) < 0.0); // lid
+        let bowl = Collider::new(
+            Shape::Sphere { center: [0.0, 0.0], radius: 1.0 },
+            ColliderKind::Container { wall_thickness: 0.1, open_top: true },
+        )
+        .unwrap();
+        assert!(bowl.distance([0.0, -1.0]) < 0.0);
+        assert!(bowl.distance([0.0, 1.0]) > 0.0);
+    }
+
+    #[test]
+    fn degenerate_colliders_are_rejected() {
+        let bad = |s: Shape<3>| Collider::new(s, ColliderKind::Solid).is_err();
+        assert!(bad(Shape::Plane { point: [0.0; 3], normal: [0.0; 3] }));
+        assert!(bad(Shape::Box { center: [0.0; 3], half_extents: [1.0, 0.0, 1.0] }));
+        assert!(bad(Shape::Sphere { center: [f32::NAN, 0.0, 0.0], radius: 1.0 }));
+        assert!(bad(Shape::Capsule { a: [0.0; 3], b: [1.0; 3], radius: f32::INFINITY }));
+        assert!(bad(Shape::Cylinder { base: [0.0; 3], radius: 1.0, height: -1.0 }));
+        let s = Shape::Sphere { center: [0.0; 3], radius: 1.0 };
+        assert!(Collider::new(s, ColliderKind::Container { wall_thickness: 0.0, open_top: false }).is_err());
+        assert!(Collider::new(s, ColliderKind::Solid).unwrap().with_response(-1.0, 0.0).is_err());
+        assert!(Collider::new(s, ColliderKind::Solid).unwrap().with_response(0.0, 1.5).is_err());
+        let plane = Shape::Plane { point: [0.0; 3], normal: [0.0, 1.0, 0.0] };
+        assert!(Collider::new(plane, ColliderKind::Container { wall_thickness: 1.0, open_top: true }).is_err());
+    }
+
+    #[test]
+    fn response_applies_restitution_and_friction() {
+        let n = [0.0, 1.0];
+        let mut v = [1.0, -2.0];
+        respond(&mut v, n, 0.0, 0.5);
+        assert_eq!(v, [1.0, 1.0]);
+        let mut v = [1.0, -2.0];
+        respond(&mut v, n, 0.1, 0.0);
+        assert!((v[0] - 0.8).abs() < 1e-6 && v[1] == 0.0);
+        let mut v = [1.0, -2.0];
+        respond(&mut v, n, 10.0, 0.0);
+        assert_eq!(v, [0.0, 0.0]);
+        let mut v = [1.0, 2.0];
+        respond(&mut v, n, 10.0, 1.0);
+        assert_eq!(v, [1.0, 2.0]); // leaving the surface: untouched
+    }
+}

@@ -1,0 +1,72 @@
+//! What a step reports about itself.
+
+use std::time::Duration;
+
+/// Wall-clock time of each phase of a step.
+///
+/// ```
+/// let t = pbf_core::PhaseTimes::default();
+/// assert_eq!(t.total(), std::time::Duration::ZERO);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PhaseTimes {
+    /// Emission, forces, prediction and the first collision projection.
+    pub predict: Duration,
+    /// Grid rebuild and the reordering of every per-particle array.
+    pub neighbour_search: Duration,
+    /// The constraint iterations (lambda and position-delta passes with collisions).
+    pub constraints: Duration,
+    /// Velocity update, contact response, XSPH viscosity, vorticity confinement and
+    /// the statistics below.
+    pub velocity: Duration,
+}
+
+impl PhaseTimes {
+    /// The sum of the phases.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let t = pbf_core::PhaseTimes { predict: Duration::from_millis(1), velocity: Duration::from_millis(2), ..Default::default() };
+    /// assert_eq!(t.total(), Duration::from_millis(3));
+    /// ```
+    pub fn total(&self) -> Duration {
+        self.predict + self.neighbour_search + self.constraints + self.velocity
+    }
+}
+
+/// Statistics of one step.
+///
+/// Density errors count compression only, in the convention of the SPH literature:
+/// `max(rho_i / rho0 - 1, 0)`, averaged over all particles or maximised. They are
+/// measured in the last lambda pass of the step, i.e. before its last position
+/// correction. Neighbour counts exclude the particle itself.
+///
+/// ```
+/// let d = pbf_core::StepDiagnostics::default();
+/// assert_eq!(d.particles, 0);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StepDiagnostics {
+    /// The step's number (1 for the first step).
+    pub step: u64,
+    /// Particles simulated.
+    pub particles: usize,
+    /// Constraint iterations run.
+    pub iterations: u32,
+    /// Average density error (compression), a fraction: 0.01 is 1%.
+    pub average_density_error: f32,
+    /// Maximum density error (compression), a fraction.
+    pub max_density_error: f32,
+    /// Largest particle speed after the step.
+    pub max_speed: f32,
+    /// `sum 1/2 m |v|^2` after the step.
+    pub kinetic_energy: f64,
+    /// Fewest neighbours within h.
+    pub min_neighbours: u32,
+    /// Average neighbours within h.
+    pub average_neighbours: f32,
+    /// Most neighbours within h.
+    pub max_neighbours: u32,
+    /// Time per phase.
+    pub times: PhaseTimes,
+}

@@ -1,0 +1,250 @@
+//! One solver source at two widths: the [`Lane`] trait is implemented for `f32` (the
+//! scalar path, which calls the scalar reference of `pbf-kernels`) and for `f32x8`
+//! (eight neighbours per instruction). Every neighbour pass is written once, generic
+//! over it.
+
+use core::ops::{Add, AddAssign, Mul, Sub};
+use pbf_kernels::{Kernel, TensileCorrection, f32x8};
+
+/// A value that holds one (`f32`) or eight (`f32x8`) neighbours' quantities.
+pub(crate) trait Lane:
+    Copy + Send + Sync + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + AddAssign
+{
+    /// How many neighbours one value holds.
+    const WIDTH: usize;
+    fn splat(v: f32) -> Self;
+    /// `WIDTH` consecutive values from `s[j..]`; lanes past the end of `s` read 0.
+    fn load(s: &[f32], j: usize) -> Self;
+    /// `r2` with the lanes at `remaining..` set to +inf (outside every support).
+    fn mask_tail(r2: Self, remaining: usize) -> Self;
+    /// The sum of the lanes.
+    fn sum(self) -> f32;
+    /// 1 where `r2 < h2`, else 0.
+    fn indicator(r2: Self, h2: f32) -> Self;
+    fn sqrt(self) -> Self;
+    /// `1 / self` where `self > 0`, else 0.
+    fn recip_or_zero(self) -> Self;
+    fn poly6<const D: usize>(k: &Kernel<D>, r2: Self) -> Self;
+    fn gradient_factor<const D: usize>(k: &Kernel<D>, r2: Self) -> Self;
+    fn s_corr(t: &TensileCorrection, w: Self) -> Self;
+    fn position_delta<const D: usize>(
+        k: &Kernel<D>,
+        scale: f32,
+        lambda_sum: Self,
+        s_corr: Self,
+        factor: Self,
+        x: [Self; D],
+    ) -> [Self; D];
+    fn xsph<const D: usize>(k: &Kernel<D>, volume: Self, dv: [Self; D], w: Self) -> [Self; D];
+    fn curl<const D: usize>(k: &Kernel<D>, volume: Self, dv: [Self; D], grad: [Self; D]) -> [Self; 3];
+    fn vorticity_gradient<const D: usize>(
+        k: &Kernel<D>,
+        volume: Self,
+        d_magnitude: Self,
+        grad: [Self; D],
+    ) -> [Self; D];
+}
+
+impl Lane for f32 {
+    const WIDTH: usize = 1;
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        v
+    }
+    #[inline(always)]
+    fn load(s: &[f32], j: usize) -> Self {
+        s[j]
+    }
+    #[inline(always)]
+    fn mask_tail(r2: Self, _remaining: usize) -> Self {
+        r2
+    }
+    #[inline(always)]
+    fn sum(self) -> f32 {
+        self
+    }
+    #[inline(always)]
+    fn indicator(r2: Self, h2: f32) -> Self {
+        if pbf_kernels::within(r2, h2) { 1.0 } else { 0.0 }
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        f32::sqrt(self)
+    }
+    #[inline(always)]
+    fn recip_or_zero(self) -> Self {
+        if self > 0.0 { 1.0 / self } else { 0.0 }
+    }
+    #[inline(always)]
+    fn poly6<const D: usize>(k: &Kernel<D>, r2: Self) -> Self {
+        k.poly6(r2)
+    }
+    #[inline(always)]
+    fn gradient_factor<const D: usize>(k: &Kernel<D>, r2: Self) -> Self {
+        k.spiky_gradient_factor(r2)
+    }
+    #[inline(always)]
+    fn s_corr(t: &TensileCorrection, w: Self) -> Self {
+        t.s_corr_from_poly6(w)
+    }
+    #[inline(always)]
+    fn position_delta<const D: usize>(
+        k: &Kernel<D>,
+        scale: f32,
+        lambda_sum: Self,
+        s_corr: Self,
+        factor: Self,
+        x: [Self; D],
+    ) -> [Self; D] {
+        k.position_delta_term(scale, lambda_sum, s_corr, factor, x)
+    }
+    #[inline(always)]
+    fn xsph<const D: usize>(k: &Kernel<D>, volume: Self, dv: [Self; D], w: Self) -> [Self; D] {
+        k.xsph_term(volume, dv, w)
+    }
+    #[inline(always)]
+    fn curl<const D: usize>(k: &Kernel<D>, volume: Self, dv: [Self; D], grad: [Self; D]) -> [Self; 3] {
+        k.vorticity_term(volume, dv, grad)
+    }
+    #[inline(always)]
+    fn vorticity_gradient<const D: usize>(
+        k: &Kernel<D>,
+        volume: Self,
+        d_magnitude: Self,
+        grad: [Self; D],
+    ) -> [Self; D] {
+        k.vorticity_gradient_term(volume, d_magnitude, grad)
+    }
+}
+
+const LANE_INDEX: [f32; 8] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];
+
+impl Lane for f32x8 {
+    const WIDTH: usize = 8;
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        f32x8::splat(v)
+    }
+    #[inline(always)]
+    fn load(s: &[f32], j: usize) -> Self {
+        match s.get(j..j + 8) {
+            Some(chunk) => {
+                let mut a = [0.0f32; 8];
+                a.copy_from_slice(chunk);
+                f32x8::from(a)
+            }
+            None => {
+                let mut a = [0.0f32; 8];
+                let rest = &s[j..];
+                a[..rest.len()].copy_from_slice(rest);
+                f32x8::from(a)
+            }
+        }
+    }
+    #[inline(always)]
+    fn mask_tail(r2: Self, remaining: usize) -> Self {
+        if remaining >= 8 {
+            r2
+        } else {
+            let keep = f32x8::from(LANE_INDEX).simd_lt(f32x8::splat(remaining as f32));
+            keep.select(r2, f32x8::splat(f32::INFINITY))
+        }
+    }
+    #[inline(always)]
+    fn sum(self) -> f32 {
+        self.reduce_add()
+    }
+    #[inline(always)]
+    fn indicator(r2: Self, h2: f32) -> Self {
+        r2.simd_lt(f32x8::splat(h2)).select(f32x8::ONE, f32x8::ZERO)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        f32x8::sqrt(self)
+    }
+    #[inline(always)]
+    fn recip_or_zero(self) -> Self {
+        self.simd_gt(f32x8::ZERO)
+            .select(f32x8::ONE / self, f32x8::ZERO)
+    }
+    #[inline(always)]
+    fn poly6<const D: usize>(k: &Kernel<D>, r2: Self) -> Self {
+        k.poly6_lanes(r2)
+    }
+    #[inline(always)]
+    fn gradient_factor<const D: usize>(k: &Kernel<D>, r2: Self) -> Self {
+        k.spiky_gradient_factor_lanes(r2)
+    }
+    #[inline(always)]
+    fn s_corr(t: &TensileCorrection, w: Self) -> Self {
+        t.s_corr_from_poly6_lanes(w)
+    }
+    #[inline(always)]
+    fn position_delta<const D: usize>(
+        k: &Kernel<D>,
+        scale: f32,
+        lambda_sum: Self,
+        s_corr: Self,
+        factor: Self,
+        x: [Self; D],
+    ) -> [Self; D] {
+        k.position_delta_term_lanes(scale, lambda_sum, s_corr, factor, x)
+    }
+    #[inline(always)]
+    fn xsph<const D: usize>(k: &Kernel<D>, volume: Self, dv: [Self; D], w: Self) -> [Self; D] {
+        k.xsph_term_lanes(volume, dv, w)
+    }
+    #[inline(always)]
+    fn curl<const D: usize>(k: &Kernel<D>, volume: Self, dv: [Self; D], grad: [Self; D]) -> [Self; 3] {
+        k.vorticity_term_lanes(volume, dv, grad)
+    }
+    #[inline(always)]
+    fn vorticity_gradient<const D: usize>(
+        k: &Kernel<D>,
+        volume: Self,
+        d_magnitude: Self,
+        grad: [Self; D],
+    ) -> [Self; D] {
+        k.vorticity_gradient_term_lanes(volume, d_magnitude, grad)
+    }
+}
+
+/// Squared length, first axis first (the order of `pbf_kernels::norm2`).
+#[inline(always)]
+pub(crate) fn norm2<L: Lane, const D: usize>(x: [L; D]) -> L {
+    let mut s = x[0] * x[0];
+    for c in &x[1..] {
+        s += *c * *c;
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn load_reads_zero_past_the_end() {
+        let s = [1.0, 2.0, 3.0];
+        assert_eq!(<f32x8 as Lane>::load(&s, 1).to_array(), [2.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        let s: Vec<f32> = (0..20).map(|v| v as f32).collect();
+        assert_eq!(<f32x8 as Lane>::load(&s, 4).to_array()[7], 11.0);
+    }
+
+    #[test]
+    fn tail_mask_moves_lanes_outside_the_support() {
+        let r2 = f32x8::splat(0.5);
+        let m = <f32x8 as Lane>::mask_tail(r2, 3).to_array();
+        assert_eq!(&m[..3], &[0.5; 3]);
+        assert!(m[3..].iter().all(|v| v.is_infinite()));
+        assert_eq!(<f32x8 as Lane>::mask_tail(r2, 8).to_array(), [0.5; 8]);
+    }
+
+    #[test]
+    fn indicator_counts_within() {
+        let r2 = f32x8::from([0.0, 0.5, 1.0, 2.0, 0.99, f32::INFINITY, f32::NAN, 0.1]);
+        assert_eq!(<f32x8 as Lane>::indicator(r2, 1.0).reduce_add(), 4.0);
+        assert_eq!(<f32 as Lane>::indicator(0.99, 1.0), 1.0);
+        assert_eq!(<f32 as Lane>::indicator(1.0, 1.0), 0.0);
+    }
+}

@@ -1,0 +1,161 @@
+//! Parallel loops over particle ranges that write several per-particle arrays at once.
+//!
+//! Each call hands out disjoint chunks of the output slices, split recursively with
+//! `rayon::join`: no allocation, no locks, no atomics. Every particle's value is
+//! computed by the same code whatever the split, so results are bit-identical for any
+//! thread count. Without the `rayon` feature the loop runs on the calling thread.
+
+/// Chunks smaller than this are not split further.
+pub(crate) const MIN_CHUNK: usize = 256;
+
+/// A group of per-particle output slices of equal length that can be cut in two:
+/// arrays of slices, and pairs of groups.
+pub(crate) trait Outputs: Send + Sized {
+    fn len(&self) -> usize;
+    fn split_at(self, mid: usize) -> (Self, Self);
+}
+
+impl<T: Send, const K: usize> Outputs for [&mut [T]; K] {
+    fn len(&self) -> usize {
+        let len = self.first().map_or(0, |s| s.len());
+        debug_assert!(self.iter().all(|s| s.len() == len));
+        len
+    }
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let mut halves = self.map(|s| {
+            let (a, b) = s.split_at_mut(mid);
+            (Some(a), Some(b))
+        });
+        let left = core::array::from_fn(|k| halves[k].0.take().expect("split once"));
+        let right = core::array::from_fn(|k| halves[k].1.take().expect("split once"));
+        (left, right)
+    }
+}
+
+impl<A: Outputs, B: Outputs> Outputs for (A, B) {
+    fn len(&self) -> usize {
+        let len = self.0.len();
+        debug_assert_eq!(len, self.1.len());
+        len
+    }
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let (a0, a1) = self.0.split_at(mid);
+        let (b0, b1) = self.1.split_at(mid);
+        ((a0, b0), (a1, b1))
+    }
+}
+
+/// Calls `f(start, chunk)` on disjoint chunks covering `0..len` of every slice in
+/// `outputs`; the chunk's slices are `outputs[..][start..start + chunk_len]`.
+pub(crate) fn for_each_chunk<O: Outputs, F>(outputs: O, f: &F)
+where
+    F: Fn(usize, O) + Sync,
+{
+    let len = outputs.len();
+    split(0, len, outputs, f);
+}
+
+#[cfg(feature = "rayon")]
+fn split<O: Outputs, F>(start: usize, len: usize, outputs: O, f: &F)
+where
+    F: Fn(usize, O) + Sync,
+{
+    if len <= MIN_CHUNK {
+        f(start, outputs);
+        return;
+    }
+    let mid = (len / 2).next_multiple_of(64).min(len);
+    let (left, right) = outputs.split_at(mid);
+    rayon::join(
+        || split(start, mid, left, f),
+        || split(start + mid, len - mid, right, f),
+    );
+}
+
+#[cfg(not(feature = "rayon"))]
+fn split<O: Outputs, F>(start: usize, _len: usize, outputs: O, f: &F)
+where
+    F: Fn(usize, O) + Sync,
+{
+    f(start, outputs);
+}
+
+/// Sums `f(i)` over `0..len` in `f64` with a fixed association (chunks of
+/// [`MIN_CHUNK`] summed in order, then the chunk sums in order), so the result does not
+/// depend on the thread count. `partials` is reused scratch.
+pub(crate) fn deterministic_sum(
+    len: usize,
+    partials: &mut Vec<f64>,
+    f: &(impl Fn(usize) -> f64 + Sync),
+) -> f64 {
+    let chunks = len.div_ceil(MIN_CHUNK);
+    partials.clear();
+    partials.resize(chunks, 0.0);
+    let fill = |c: usize, out: &mut f64| {
+        let end = ((c + 1) * MIN_CHUNK).min(len);
+        *out = (c * MIN_CHUNK..end).map(f).sum();
+    };
+    #[cfg(feature = "rayon")]
+    {
+        use rayon::prelude::*;
+        partials
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(c, out)| fill(c, out));
+    }
+    #[cfg(not(feature = "rayon"))]
+    partials.iter_mut().enumerate().for_each(|(c, out)| fill(c, out));
+    partials.iter().sum()
+}
+
+/// The maximum of `f(i)` over `0..len` (`f64::NEG_INFINITY` when empty; NaN is
+/// reported as NaN). Order-independent, so deterministic.
+pub(crate) fn max_of(len: usize, f: &(impl Fn(usize) -> f64 + Sync)) -> f64 {
+    let pick = |a: f64, b: f64| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) };
+    #[cfg(feature = "rayon")]
+    {
+        use rayon::prelude::*;
+        (0..len)
+            .into_par_iter()
+            .with_min_len(MIN_CHUNK)
+            .map(f)
+            .reduce(|| f64::NEG_INFINITY, pick)
+    }
+    #[cfg(not(feature = "rayon"))]
+    (0..len).map(f).fold(f64::NEG_INFINITY, pick)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_every_index_once() {
+        let n = 10_000;
+        let mut a = vec![0u32; n];
+        let mut b = vec![0u32; n];
+        for_each_chunk([&mut a[..], &mut b[..]], &|start, [a, b]| {
+            for k in 0..a.len() {
+                a[k] += (start + k) as u32;
+                b[k] += 1;
+            }
+        });
+        assert!(a.iter().enumerate().all(|(i, v)| *v == i as u32));
+        assert!(b.iter().all(|v| *v == 1));
+    }
+
+    #[test]
+    fn empty_outputs_are_fine() {
+        let mut a: Vec<f32> = Vec::new();
+        for_each_chunk([&mut a[..]], &|_, [a]| assert!(a.is_empty()));
+    }
+
+    #[test]
+    fn sum_and_max_are_exact_on_integers() {
+        let mut scratch = Vec::new();
+        assert_eq!(deterministic_sum(1000, &mut scratch, &|i| i as f64), 499_500.0);
+        assert_eq!(max_of(1000, &|i| (i % 77) as f64), 76.0);
+        assert!(max_of(10, &|i| if i == 3 { f64::NAN } else { 1.0 }).is_nan());
+        assert_eq!(max_of(0, &|_| 1.0), f64::NEG_INFINITY);
+    }
+}

@@ -1,0 +1,529 @@
+//! Solver parameters, with the defaults of the sources and a validating builder.
+
+use crate::CoreError;
+
+/// How many constraint iterations a step runs.
+///
+/// ```
+/// use pbf_core::Iterations;
+/// let fixed = Iterations::Fixed(4);
+/// let adaptive = Iterations::Adaptive { max_density_error_percent: 0.1, min: 1, max: 50 };
+/// assert_ne!(fixed, adaptive);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Iterations {
+    /// Always this many (Macklin & Müller use 2 to 6; default 4).
+    Fixed(u32),
+    /// Iterate until the average density error (compression only, in percent of the
+    /// rest density) is at most `max_density_error_percent`, running at least `min`
+    /// and at most `max` iterations. The count used is reported per step.
+    Adaptive {
+        /// The target average density error, in percent.
+        max_density_error_percent: f32,
+        /// The least number of iterations.
+        min: u32,
+        /// The cap.
+        max: u32,
+    },
+}
+
+/// Which implementation of the neighbour passes runs.
+///
+/// ```
+/// assert_eq!(pbf_core::Backend::default(), pbf_core::Backend::Lanes);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Backend {
+    /// Eight neighbours at a time on `f32x8` (the default).
+    #[default]
+    Lanes,
+    /// One neighbour at a time through the scalar reference of `pbf-kernels`.
+    Scalar,
+}
+
+/// The parameters of a solver in `D` dimensions. Build them with [`Params::builder`].
+///
+/// Lengths derive from the particle spacing `s`: the kernel radius is
+/// `h = kernel_radius_rel * s`, the mass `m = rest_density * s^D`. Parameters that
+/// carry units are taken relative to `h` (the CFM relaxation `eps = cfm_rel / h^2`,
+/// the vorticity strength `eps_v = vorticity_rel * h`), so a scene scaled by a factor
+/// (positions, spacing, domain and gravity) behaves the same, scaled.
+///
+/// ```
+/// use pbf_core::Params;
+/// let p = Params::<3>::builder(0.05).time_step(1.0 / 120.0).build()?;
+/// assert_eq!(p.kernel_radius(), 0.1);
+/// assert!((p.mass() - 1000.0 * 0.05f32.powi(3)).abs() < 1e-6);
+/// # Ok::<(), pbf_core::CoreError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params<const D: usize> {
+    pub(crate) spacing: f32,
+    pub(crate) kernel_radius_rel: f32,
+    pub(crate) rest_density: f32,
+    pub(crate) time_step: f32,
+    pub(crate) iterations: Iterations,
+    pub(crate) gravity: [f32; D],
+    pub(crate) cfm_rel: f32,
+    pub(crate) s_corr_k: f32,
+    pub(crate) s_corr_n: u32,
+    pub(crate) s_corr_dq_rel: f32,
+    pub(crate) xsph_c: f32,
+    pub(crate) vorticity_rel: f32,
+    pub(crate) unilateral: bool,
+    pub(crate) backend: Backend,
+}
+
+impl<const D: usize> Params<D> {
+    /// A builder with the defaults for particles at rest spacing `spacing`:
+    ///
+    /// | field | default | source |
+    /// |---|---|---|
+    /// | `kernel_radius_rel` | 2 (h = 2 s) | common PBF practice |
+    /// | `rest_density` | 1000 | water, kg/m^3 |
+    /// | `time_step` | 1/60 s | the paper's frame step |
+    /// | `iterations` | `Fixed(4)` | the paper uses 2 to 6 |
+    /// | `gravity` | 9.81 down the second axis (y) | |
+    /// | `cfm_rel` | 1.0 (eps = 1/h^2) | constraint-force mixing, paper eq. 11 |
+    /// | `s_corr_k`, `s_corr_n`, `s_corr_dq_rel` | 0.1, 4, 0.2 | paper eq. 13 |
+    /// | `xsph_c` | 0.01 | paper eq. 17 |
+    /// | `vorticity_rel` | 0.1 per second | paper eq. 16, relative to h |
+    /// | `unilateral` | true: only compression is corrected | see [`ParamsBuilder::unilateral`] |
+    /// | `backend` | `Lanes` | |
+    ///
+    /// ```
+    /// let b = pbf_core::Params::<2>::builder(0.1);
+    /// assert_eq!(b.build()?.gravity(), [0.0, -9.81]);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn builder(spacing: f32) -> ParamsBuilder<D> {
+        let mut gravity = [0.0; D];
+        if D >= 2 {
+            gravity[1] = -9.81;
+        }
+        ParamsBuilder {
+            params: Params {
+                spacing,
+                kernel_radius_rel: 2.0,
+                rest_density: 1000.0,
+                time_step: 1.0 / 60.0,
+                iterations: Iterations::Fixed(4),
+                gravity,
+                cfm_rel: 1.0,
+                s_corr_k: 0.1,
+                s_corr_n: 4,
+                s_corr_dq_rel: 0.2,
+                xsph_c: 0.01,
+                vorticity_rel: 0.1,
+                unilateral: true,
+                backend: Backend::Lanes,
+            },
+        }
+    }
+
+    /// A builder that starts from these parameters.
+    ///
+    /// ```
+    /// # use pbf_core::Params;
+    /// let p = Params::<3>::builder(0.1).build()?;
+    /// let q = p.to_builder().time_step(0.01).build()?;
+    /// assert_eq!(q.time_step(), 0.01);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn to_builder(&self) -> ParamsBuilder<D> {
+        ParamsBuilder { params: self.clone() }
+    }
+
+    /// Particle rest spacing `s`.
+    ///
+    /// ```
+    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.spacing(), 0.1);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn spacing(&self) -> f32 {
+        self.spacing
+    }
+    /// Kernel radius `h = kernel_radius_rel * s`.
+    ///
+    /// ```
+    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.kernel_radius(), 0.2);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn kernel_radius(&self) -> f32 {
+        self.kernel_radius_rel * self.spacing
+    }
+    /// Particle mass `rest_density * s^D`.
+    ///
+    /// ```
+    /// let p = pbf_core::Params::<2>::builder(0.1).build()?;
+    /// assert!((p.mass() - 10.0).abs() < 1e-4);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn mass(&self) -> f32 {
+        self.rest_density * self.spacing.powi(D as i32)
+    }
+    /// Rest density `rho0`.
+    ///
+    /// ```
+    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.rest_density(), 1000.0);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn rest_density(&self) -> f32 {
+        self.rest_density
+    }
+    /// Time step in seconds.
+    ///
+    /// ```
+    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.time_step(), 1.0 / 60.0);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn time_step(&self) -> f32 {
+        self.time_step
+    }
+    /// The iteration mode.
+    ///
+    /// ```
+    /// use pbf_core::{Iterations, Params};
+    /// assert_eq!(Params::<3>::builder(0.1).build()?.iterations(), Iterations::Fixed(4));
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn iterations(&self) -> Iterations {
+        self.iterations
+    }
+    /// Gravity (an acceleration).
+    ///
+    /// ```
+    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.gravity(), [0.0, -9.81, 0.0]);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn gravity(&self) -> [f32; D] {
+        self.gravity
+    }
+    /// The CFM relaxation `eps = cfm_rel / h^2` added to the denominator of lambda.
+    ///
+    /// ```
+    /// let p = pbf_core::Params::<3>::builder(0.5).build()?;
+    /// assert_eq!(p.cfm_epsilon(), 1.0);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn cfm_epsilon(&self) -> f32 {
+        let h = self.kernel_radius();
+        self.cfm_rel / (h * h)
+    }
+    /// The vorticity confinement strength `eps_v = vorticity_rel * h` (length per second).
+    ///
+    /// ```
+    /// let p = pbf_core::Params::<3>::builder(0.5).vorticity_rel(0.2).build()?;
+    /// assert_eq!(p.vorticity_epsilon(), 0.2);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn vorticity_epsilon(&self) -> f32 {
+        self.vorticity_rel * self.kernel_radius()
+    }
+    /// The tensile-instability term's `(k, n, dq_rel)`.
+    ///
+    /// ```
+    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.s_corr(), (0.1, 4, 0.2));
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn s_corr(&self) -> (f32, u32, f32) {
+        (self.s_corr_k, self.s_corr_n, self.s_corr_dq_rel)
+    }
+    /// The XSPH viscosity constant `c`.
+    ///
+    /// ```
+    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.xsph_c(), 0.01);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn xsph_c(&self) -> f32 {
+        self.xsph_c
+    }
+    /// The vorticity strength relative to `h`, per second.
+    ///
+    /// ```
+    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.vorticity_rel(), 0.1);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn vorticity_rel(&self) -> f32 {
+        self.vorticity_rel
+    }
+    /// The CFM relaxation relative to `h^2`.
+    ///
+    /// ```
+    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.cfm_rel(), 1.0);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn cfm_rel(&self) -> f32 {
+        self.cfm_rel
+    }
+    /// `h / s`.
+    ///
+    /// ```
+    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.kernel_radius_rel(), 2.0);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn kernel_radius_rel(&self) -> f32 {
+        self.kernel_radius_rel
+    }
+    /// Whether only compression is corrected.
+    ///
+    /// ```
+    /// assert!(pbf_core::Params::<3>::builder(0.1).build()?.unilateral());
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn unilateral(&self) -> bool {
+        self.unilateral
+    }
+    /// The pass implementation.
+    ///
+    /// ```
+    /// use pbf_core::{Backend, Params};
+    /// assert_eq!(Params::<3>::builder(0.1).build()?.backend(), Backend::Lanes);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+}
+
+/// Builder of [`Params`]; [`build`](Self::build) validates every field.
+///
+/// ```
+/// use pbf_core::{CoreError, Params};
+/// let err = Params::<3>::builder(0.1).time_step(-1.0).build().unwrap_err();
+/// assert!(matches!(err, CoreError::InvalidParameter { field: "time_step", .. }));
+/// ```
+#[derive(Debug, Clone)]
+pub struct ParamsBuilder<const D: usize> {
+    params: Params<D>,
+}
+
+macro_rules! setter {
+    ($(#[$doc:meta])* $name:ident: $t:ty) => {
+        $(#[$doc])*
+        pub fn $name(mut self, value: $t) -> Self {
+            self.params.$name = value;
+            self
+        }
+    };
+}
+
+impl<const D: usize> ParamsBuilder<D> {
+    setter!(
+        /// Particle rest spacing `s` (> 0).
+        spacing: f32
+    );
+    setter!(
+        /// Kernel radius in spacings, `h / s`, in `[1, 8]` (default 2).
+        kernel_radius_rel: f32
+    );
+    setter!(
+        /// Rest density (> 0, default 1000).
+        rest_density: f32
+    );
+    setter!(
+        /// Time step in seconds (> 0 and finite, default 1/60).
+        time_step: f32
+    );
+    setter!(
+        /// Iteration mode (default `Fixed(4)`); counts must be in `1..=1000`.
+        iterations: Iterations
+    );
+    setter!(
+        /// Gravity, an acceleration (finite; default 9.81 down the y axis). It is not
+        /// relative to h: to scale a scene by s, scale gravity by s too.
+        gravity: [f32; D]
+    );
+    setter!(
+        /// CFM relaxation relative to `h^2` (> 0, default 1): `eps = cfm_rel / h^2`.
+        cfm_rel: f32
+    );
+    setter!(
+        /// Strength `k` of the tensile term (>= 0, default 0.1; 0 turns it off).
+        s_corr_k: f32
+    );
+    setter!(
+        /// Exponent `n` of the tensile term (1..=16, default 4).
+        s_corr_n: u32
+    );
+    setter!(
+        /// `|dq| / h` of the tensile term, in (0, 1) (default 0.2).
+        s_corr_dq_rel: f32
+    );
+    setter!(
+        /// XSPH viscosity constant `c` in `[0, 1]` (default 0.01; 0 turns it off).
+        xsph_c: f32
+    );
+    setter!(
+        /// Vorticity confinement strength relative to `h`, per second (>= 0,
+        /// default 0.1; 0 turns it off).
+        vorticity_rel: f32
+    );
+    setter!(
+        /// `true` (default): the density constraint acts only where the fluid is
+        /// compressed (`C_i = max(rho_i / rho0 - 1, 0)`), so particles at a free surface,
+        /// which lack neighbours, are not pulled together. `false`: the paper's
+        /// two-sided constraint, with `s_corr` against the clumping it causes.
+        unilateral: bool
+    );
+    setter!(
+        /// SIMD lanes (default) or the scalar reference path.
+        backend: Backend
+    );
+
+    /// Validates every field and returns the parameters.
+    ///
+    /// # Errors
+    /// [`CoreError::InvalidParameter`] naming the first field out of range.
+    ///
+    /// ```
+    /// use pbf_core::{CoreError, Iterations, Params};
+    /// assert!(Params::<3>::builder(0.1).build().is_ok());
+    /// let err = Params::<3>::builder(0.1).iterations(Iterations::Fixed(0)).build();
+    /// assert!(matches!(err, Err(CoreError::InvalidParameter { field: "iterations", .. })));
+    /// let err = Params::<2>::builder(f32::NAN).build();
+    /// assert!(matches!(err, Err(CoreError::InvalidParameter { field: "spacing", .. })));
+    /// ```
+    pub fn build(self) -> Result<Params<D>, CoreError> {
+        let p = self.params;
+        let bad = |field: &'static str, value: f64, reason: &'static str| {
+            Err(CoreError::InvalidParameter {
+                field,
+                value,
+                reason,
+            })
+        };
+        if D != 2 && D != 3 {
+            return bad("dimension", D as f64, "must be 2 or 3");
+        }
+        if !(p.spacing.is_finite() && p.spacing > 0.0) {
+            return bad("spacing", p.spacing.into(), "must be positive and finite");
+        }
+        if !(p.kernel_radius_rel.is_finite() && (1.0..=8.0).contains(&p.kernel_radius_rel)) {
+            return bad("kernel_radius_rel", p.kernel_radius_rel.into(), "must be in [1, 8]");
+        }
+        if !(p.rest_density.is_finite() && p.rest_density > 0.0) {
+            return bad("rest_density", p.rest_density.into(), "must be positive and finite");
+        }
+        if !(p.time_step.is_finite() && p.time_step > 0.0) {
+            return bad("time_step", p.time_step.into(), "must be positive and finite");
+        }
+        match p.iterations {
+            Iterations::Fixed(n) if !(1..=1000).contains(&n) => {
+                return bad("iterations", n.into(), "must be in 1..=1000");
+            }
+            Iterations::Adaptive {
+                max_density_error_percent,
+                min,
+                max,
+            } => {
+                if !(max_density_error_percent.is_finite() && max_density_error_percent > 0.0) {
+                    return bad(
+                        "max_density_error_percent",
+                        max_density_error_percent.into(),
+                        "must be positive and finite",
+                    );
+                }
+                if !(1..=1000).contains(&min) {
+                    return bad("iterations.min", min.into(), "must be in 1..=1000");
+                }
+                if !(min..=1000).contains(&max) {
+                    return bad("iterations.max", max.into(), "must be in min..=1000");
+                }
+            }
+            Iterations::Fixed(_) => {}
+        }
+        if let Some(g) = p.gravity.iter().find(|g| !g.is_finite()) {
+            return bad("gravity", (*g).into(), "must be finite");
+        }
+        if !(p.cfm_rel.is_finite() && p.cfm_rel > 0.0) {
+            return bad("cfm_rel", p.cfm_rel.into(), "must be positive and finite");
+        }
+        if !(p.s_corr_k.is_finite() && p.s_corr_k >= 0.0) {
+            return bad("s_corr_k", p.s_corr_k.into(), "must be >= 0 and finite");
+        }
+        if !(1..=16).contains(&p.s_corr_n) {
+            return bad("s_corr_n", p.s_corr_n.into(), "must be in 1..=16");
+        }
+        if !(p.s_corr_dq_rel.is_finite() && p.s_corr_dq_rel > 0.0 && p.s_corr_dq_rel < 1.0) {
+            return bad("s_corr_dq_rel", p.s_corr_dq_rel.into(), "must be in (0, 1)");
+        }
+        if !(p.xsph_c.is_finite() && (0.0..=1.0).contains(&p.xsph_c)) {
+            return bad("xsph_c", p.xsph_c.into(), "must be in [0, 1]");
+        }
+        if !(p.vorticity_rel.is_finite() && p.vorticity_rel >= 0.0) {
+            return bad("vorticity_rel", p.vorticity_rel.into(), "must be >= 0 and finite");
+        }
+        let h = p.kernel_radius();
+        if !(h.is_normal() && p.mass().is_normal() && p.cfm_epsilon().is_normal()) {
+            return bad(
+                "spacing",
+                p.spacing.into(),
+                "gives a kernel radius, mass or relaxation outside the range of f32",
+            );
+        }
+        Ok(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field_of(r: Result<Params<3>, CoreError>) -> &'static str {
+        match r {
+            Err(CoreError::InvalidParameter { field, .. }) => field,
+            other => panic!("expected a parameter error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_field_is_validated() {
+        let b = || Params::<3>::builder(0.1);
+        assert_eq!(field_of(b().spacing(0.0).build()), "spacing");
+        assert_eq!(field_of(b().spacing(f32::INFINITY).build()), "spacing");
+        assert_eq!(field_of(b().kernel_radius_rel(0.5).build()), "kernel_radius_rel");
+        assert_eq!(field_of(b().rest_density(-1.0).build()), "rest_density");
+        assert_eq!(field_of(b().time_step(f32::NAN).build()), "time_step");
+        assert_eq!(field_of(b().time_step(0.0).build()), "time_step");
+        assert_eq!(field_of(b().iterations(Iterations::Fixed(0)).build()), "iterations");
+        assert_eq!(
+            field_of(
+                b().iterations(Iterations::Adaptive { max_density_error_percent: -1.0, min: 1, max: 4 })
+                    .build()
+            ),
+            "max_density_error_percent"
+        );
+        assert_eq!(
+            field_of(
+                b().iterations(Iterations::Adaptive { max_density_error_percent: 1.0, min: 5, max: 4 })
+                    .build()
+            ),
+            "iterations.max"
+        );
+        assert_eq!(field_of(b().gravity([0.0, f32::NAN, 0.0]).build()), "gravity");
+        assert_eq!(field_of(b().cfm_rel(0.0).build()), "cfm_rel");
+        assert_eq!(field_of(b().s_corr_k(-0.1).build()), "s_corr_k");
+        assert_eq!(field_of(b().s_corr_n(0).build()), "s_corr_n");
+        assert_eq!(field_of(b().s_corr_dq_rel(1.0).build()), "s_corr_dq_rel");
+        assert_eq!(field_of(b().xsph_c(2.0).build()), "xsph_c");
+        assert_eq!(field_of(b().vorticity_rel(f32::NAN).build()), "vorticity_rel");
+        assert_eq!(field_of(b().spacing(1e-30).build()), "spacing");
+        assert!(b().build().is_ok());
+    }
+
+    #[test]
+    fn unsupported_dimension_is_an_error() {
+        let r = Params::<4>::builder(0.1).build();
+        assert!(matches!(r, Err(CoreError::InvalidParameter { field: "dimension", .. })));
+    }
+
+    #[test]
+    fn relative_parameters_scale_with_h() {
+        let a = Params::<3>::builder(0.1).build().unwrap();
+        let b = Params::<3>::builder(10.0).build().unwrap();
+        let ratio = b.cfm_epsilon() / a.cfm_epsilon();
+        assert!((ratio - 1e-4).abs() < 1e-9);
+        assert!((b.vorticity_epsilon() / a.vorticity_epsilon() - 100.0).abs() < 1e-3);
+    }
+}

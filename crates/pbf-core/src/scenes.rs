@@ -1,0 +1,290 @@
+//! Built-in scenes, as library functions: each returns a ready [`Solver`] with about
+//! the requested number of particles (the fluid blocks are whole lattices, so the
+//! count is rounded).
+//!
+//! All scenes use a particle spacing of 0.05 (h = 0.1, rest density 1000, g = 9.81),
+//! so more particles make a larger scene, as in the dam-break literature.
+
+use crate::{Collider, ColliderKind, CoreError, Domain, Params, Shape, Solver, StepDiagnostics};
+
+/// The particle spacing of every built-in scene.
+pub const SPACING: f32 = 0.05;
+
+/// A solver in 2D or 3D, for programs that pick the scene at run time.
+///
+/// ```
+/// let mut s = pbf_core::scenes::build("dam-break-2d", 500)?;
+/// assert_eq!(s.dimension(), 2);
+/// s.step()?;
+/// # Ok::<(), pbf_core::CoreError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub enum AnySolver {
+    /// A 2D solver.
+    Two(Solver<2>),
+    /// A 3D solver.
+    Three(Solver<3>),
+}
+
+impl AnySolver {
+    /// 2 or 3.
+    ///
+    /// ```
+    /// assert_eq!(pbf_core::scenes::build("dam-break", 1000)?.dimension(), 3);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn dimension(&self) -> usize {
+        match self {
+            AnySolver::Two(_) => 2,
+            AnySolver::Three(_) => 3,
+        }
+    }
+
+    /// Advances one step.
+    ///
+    /// # Errors
+    /// As [`Solver::step`].
+    ///
+    /// ```
+    /// let mut s = pbf_core::scenes::build("block-at-rest-2d", 100)?;
+    /// assert_eq!(s.step()?.step, 1);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn step(&mut self) -> Result<StepDiagnostics, CoreError> {
+        match self {
+            AnySolver::Two(s) => s.step(),
+            AnySolver::Three(s) => s.step(),
+        }
+    }
+
+    /// Number of particles.
+    ///
+    /// ```
+    /// assert!(pbf_core::scenes::build("dam-break", 1000)?.len() > 900);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn len(&self) -> usize {
+        match self {
+            AnySolver::Two(s) => s.len(),
+            AnySolver::Three(s) => s.len(),
+        }
+    }
+
+    /// Whether there are no particles.
+    ///
+    /// ```
+    /// assert!(!pbf_core::scenes::build("dam-break", 1000)?.is_empty());
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Simulated time.
+    ///
+    /// ```
+    /// assert_eq!(pbf_core::scenes::build("dam-break", 1000)?.time(), 0.0);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn time(&self) -> f64 {
+        match self {
+            AnySolver::Two(s) => s.time(),
+            AnySolver::Three(s) => s.time(),
+        }
+    }
+}
+
+/// A built-in scene's name, dimension and description.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SceneInfo {
+    /// The name [`build`] takes.
+    pub name: &'static str,
+    /// 2 or 3.
+    pub dimension: usize,
+    /// One line.
+    pub description: &'static str,
+}
+
+/// Every built-in scene.
+///
+/// ```
+/// assert!(pbf_core::scenes::SCENES.iter().any(|s| s.name == "dam-break"));
+/// ```
+pub const SCENES: &[SceneInfo] = &[
+    SceneInfo { name: "dam-break", dimension: 3, description: "a cube of water collapses along a tank 4x its width" },
+    SceneInfo { name: "dam-break-2d", dimension: 2, description: "a column of width a and height 2a collapses along a tank (Martin & Moyce)" },
+    SceneInfo { name: "double-dam-break", dimension: 3, description: "two blocks in opposite corners collapse and collide" },
+    SceneInfo { name: "block-at-rest", dimension: 3, description: "a block filling the bottom of a box settles at rest" },
+    SceneInfo { name: "block-at-rest-2d", dimension: 2, description: "the 2D block at rest" },
+    SceneInfo { name: "glass", dimension: 3, description: "a block of water dropped into a glass (hollow cylinder, open top)" },
+    SceneInfo { name: "glass-2d", dimension: 2, description: "a block of water dropped into a 2D cup" },
+];
+
+/// Builds the scene called `name` with about `particles` particles.
+///
+/// # Errors
+/// [`CoreError::InvalidParameter`] (`scene`) for an unknown name (the message lists
+/// none; see [`SCENES`]) or a particle count below 8.
+///
+/// ```
+/// assert!(pbf_core::scenes::build("no-such-scene", 100).is_err());
+/// ```
+pub fn build(name: &str, particles: usize) -> Result<AnySolver, CoreError> {
+    if particles < 8 {
+        return Err(CoreError::InvalidParameter {
+            field: "particles",
+            value: particles as f64,
+            reason: "a scene needs at least 8 particles",
+        });
+    }
+    Ok(match name {
+        "dam-break" => AnySolver::Three(dam_break_3d(particles)?),
+        "dam-break-2d" => AnySolver::Two(dam_break_2d(particles)?),
+        "double-dam-break" => AnySolver::Three(double_dam_break_3d(particles)?),
+        "block-at-rest" => AnySolver::Three(block_at_rest::<3>(particles)?),
+        "block-at-rest-2d" => AnySolver::Two(block_at_rest::<2>(particles)?),
+        "glass" => AnySolver::Three(glass_3d(particles)?),
+        "glass-2d" => AnySolver::Two(glass_2d(particles)?),
+        _ => {
+            return Err(CoreError::InvalidParameter {
+                field: "scene",
+                value: f64::NAN,
+                reason: "unknown scene name (see pbf_core::scenes::SCENES)",
+            });
+        }
+    })
+}
+
+fn side(particles: usize, dimension: u32) -> usize {
+    ((particles as f64).powf(1.0 / f64::from(dimension)).round() as usize).max(2)
+}
+
+/// A cube of `n^3 ~ particles` in the corner of an open tank of `4a x 1.5a x a`
+/// (a = n spacings), the scene of the peer comparison in BENCHMARKS.md.
+///
+/// ```
+/// let s = pbf_core::scenes::dam_break_3d(1000)?;
+/// assert_eq!(s.len(), 1000);
+/// # Ok::<(), pbf_core::CoreError>(())
+/// ```
+pub fn dam_break_3d(particles: usize) -> Result<Solver<3>, CoreError> {
+    let n = side(particles, 3);
+    let a = n as f32 * SPACING;
+    let params = Params::<3>::builder(SPACING).build()?;
+    let mut s = Solver::new(params, Domain::new([0.0; 3], [4.0 * a, 1.5 * a, a])?)?;
+    s.add_block([0.0; 3], [a, a, a], [0.0; 3])?;
+    Ok(s)
+}
+
+/// A column of width `a` and height `2a` (`2 n^2 ~ particles`) against the left wall
+/// of a tank `5a` long and `2.5a` high: Martin & Moyce's collapse.
+///
+/// ```
+/// let s = pbf_core::scenes::dam_break_2d(800)?;
+/// assert_eq!(s.len(), 800);
+/// # Ok::<(), pbf_core::CoreError>(())
+/// ```
+pub fn dam_break_2d(particles: usize) -> Result<Solver<2>, CoreError> {
+    let n = side(particles / 2, 2);
+    let a = n as f32 * SPACING;
+    let params = Params::<2>::builder(SPACING).build()?;
+    let mut s = Solver::new(params, Domain::new([0.0; 2], [5.0 * a, 2.5 * a])?)?;
+    s.add_block([0.0; 2], [a, 2.0 * a], [0.0; 2])?;
+    Ok(s)
+}
+
+/// Two blocks of `a x 1.5a x a/2`... precisely: two `n x n x n/2` blocks in opposite
+/// corners of a `3a x 1.5a x a` tank.
+///
+/// ```
+/// let s = pbf_core::scenes::double_dam_break_3d(2000)?;
+/// assert!(s.len() > 1500);
+/// # Ok::<(), pbf_core::CoreError>(())
+/// ```
+pub fn double_dam_break_3d(particles: usize) -> Result<Solver<3>, CoreError> {
+    let n = side(particles, 3);
+    let a = n as f32 * SPACING;
+    let half = (n / 2).max(1) as f32 * SPACING;
+    let params = Params::<3>::builder(SPACING).build()?;
+    let mut s = Solver::new(params, Domain::new([0.0; 3], [3.0 * a, 1.5 * a, a])?)?;
+    s.add_block([0.0; 3], [a, a, half], [0.0; 3])?;
+    s.add_block([2.0 * a, 0.0, a - half], [3.0 * a, a, a], [0.0; 3])?;
+    Ok(s)
+}
+
+/// A block of `n^D ~ particles` that exactly fills the bottom of a box `n` spacings
+/// wide and `2n` high, and settles there.
+///
+/// ```
+/// let s = pbf_core::scenes::block_at_rest::<2>(100)?;
+/// assert_eq!(s.len(), 100);
+/// # Ok::<(), pbf_core::CoreError>(())
+/// ```
+pub fn block_at_rest<const D: usize>(particles: usize) -> Result<Solver<D>, CoreError> {
+    let n = side(particles, D as u32);
+    let a = n as f32 * SPACING;
+    let params = Params::<D>::builder(SPACING).build()?;
+    let mut hi = [a; D];
+    hi[1] = 2.0 * a;
+    let mut s = Solver::new(params, Domain::new([0.0; D], hi)?)?;
+    s.add_block([0.0; D], [a; D], [0.0; D])?;
+    Ok(s)
+}
+
+/// A glass (hollow cylinder with an open top, walls two spacings thick) standing in
+/// the domain, and a block of `~particles` dropped into it from above.
+///
+/// ```
+/// let s = pbf_core::scenes::glass_3d(1000)?;
+/// assert_eq!(s.colliders().len(), 1);
+/// # Ok::<(), pbf_core::CoreError>(())
+/// ```
+pub fn glass_3d(particles: usize) -> Result<Solver<3>, CoreError> {
+    // The block is n x 2n x n; the glass holds it with room to spare.
+    let n = side(particles / 2, 3);
+    let b = n as f32 * SPACING;
+    let radius = 0.75 * b + 3.0 * SPACING;
+    let wall = 2.0 * SPACING;
+    let height = 2.5 * b;
+    let width = 2.0 * (radius + wall) + 2.0 * SPACING;
+    let params = Params::<3>::builder(SPACING).build()?;
+    let domain = Domain::new([0.0; 3], [width, height + 2.5 * b, width])?;
+    let mut s = Solver::new(params, domain)?;
+    let c = 0.5 * width;
+    s.add_collider(Collider::new(
+        Shape::Cylinder { base: [c, 0.5 * wall, c], radius: radius + 0.5 * wall, height },
+        ColliderKind::Container { wall_thickness: wall, open_top: true },
+    )?)?;
+    let lo = [c - 0.5 * b, height - b, c - 0.5 * b];
+    s.add_block(lo, [c + 0.5 * b, height + b, c + 0.5 * b], [0.0; 3])?;
+    Ok(s)
+}
+
+/// The 2D cup: an open hollow box, and a block of `~particles` dropped into it.
+///
+/// ```
+/// let s = pbf_core::scenes::glass_2d(500)?;
+/// assert!(s.len() > 400);
+/// # Ok::<(), pbf_core::CoreError>(())
+/// ```
+pub fn glass_2d(particles: usize) -> Result<Solver<2>, CoreError> {
+    let n = side(particles / 2, 2);
+    let b = n as f32 * SPACING;
+    let half_width = 0.75 * b + 3.0 * SPACING;
+    let wall = 2.0 * SPACING;
+    let height = 2.5 * b;
+    let width = 2.0 * (half_width + wall) + 2.0 * SPACING;
+    let params = Params::<2>::builder(SPACING).build()?;
+    let domain = Domain::new([0.0; 2], [width, height + 2.5 * b])?;
+    let mut s = Solver::new(params, domain)?;
+    let c = 0.5 * width;
+    s.add_collider(Collider::new(
+        Shape::Box {
+            center: [c, 0.5 * wall + 0.5 * height],
+            half_extents: [half_width + 0.5 * wall, 0.5 * height],
+        },
+        ColliderKind::Container { wall_thickness: wall, open_top: true },
+    )?)?;
+    s.add_block([c - 0.5 * b, height - b], [c + 0.5 * b, height + b], [0.0; 2])?;
+    Ok(s)
+}

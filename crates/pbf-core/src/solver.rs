@@ -1,0 +1,887 @@
+//! The [`Solver`]: particles, boundaries and the step of DESIGN.md §2.
+
+use crate::collide::{Collider, Domain, respond};
+use crate::constraint::Constraint;
+use crate::diagnostics::{PhaseTimes, StepDiagnostics};
+use crate::emitter::Emitter;
+use crate::lanes::Lane;
+use crate::neighbourhood::Neighbourhood;
+use crate::parallel::{deterministic_sum, for_each_chunk, max_of};
+use crate::{Backend, CoreError, Iterations, Params, viscosity, vorticity};
+use core::ops::Range;
+use pbf_grid::Grid;
+use pbf_kernels::{Kernel, TensileCorrection, f32x8};
+use std::time::Instant;
+
+/// The most particles a solver holds: indices of the neighbour search are `u32`.
+pub const MAX_PARTICLES: usize = (u32::MAX - 1024) as usize;
+
+fn empty<const D: usize, T>() -> [Vec<T>; D] {
+    core::array::from_fn(|_| Vec::new())
+}
+
+fn refs<const D: usize>(v: &[Vec<f32>; D]) -> [&[f32]; D] {
+    core::array::from_fn(|a| v[a].as_slice())
+}
+
+fn muts<const D: usize>(v: &mut [Vec<f32>; D]) -> [&mut [f32]; D] {
+    let mut it = v.iter_mut();
+    core::array::from_fn(|_| it.next().expect("D arrays").as_mut_slice())
+}
+
+/// A Position Based Fluids solver in `D` dimensions (2 or 3).
+///
+/// Particles are stored as structure of arrays and kept in Morton order of the grid
+/// cells: the order (and so the index of a particle) changes every step, while its
+/// [id](Self::ids) stays. Each step runs the passes of Macklin & Müller (2013): predict,
+/// collide, neighbour search, `iterations` Jacobi passes of the density constraint
+/// (lambda with CFM relaxation, position deltas with the tensile term `s_corr`, then
+/// collisions), velocity update, vorticity confinement and XSPH viscosity. The same
+/// input gives bit-identical output for any number of threads.
+///
+/// ```
+/// use pbf_core::{Domain, Params, Solver};
+/// let params = Params::<3>::builder(0.05).build()?;
+/// let domain = Domain::new([0.0; 3], [1.0, 1.0, 1.0])?;
+/// let mut solver = Solver::new(params, domain)?;
+/// solver.add_block([0.0; 3], [0.3, 0.3, 0.3], [0.0; 3])?;
+/// let stats = solver.step()?;
+/// assert_eq!(stats.particles, 216);
+/// assert!(solver.positions()[1].iter().all(|y| *y >= 0.0));
+/// # Ok::<(), pbf_core::CoreError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Solver<const D: usize> {
+    params: Params<D>,
+    kernel: Kernel<D>,
+    tensile: TensileCorrection,
+    domain: Domain<D>,
+    colliders: Vec<Collider<D>>,
+    emitters: Vec<Emitter<D>>,
+    grid: Grid<D>,
+    positions: [Vec<f32>; D],
+    velocities: [Vec<f32>; D],
+    ids: Vec<u64>,
+    next_id: u64,
+    /// The vorticity confinement acceleration of the last step, applied in the next.
+    force: [Vec<f32>; D],
+    density: Vec<f32>,
+    // Work arrays, kept between steps so a step allocates nothing.
+    predicted: [Vec<f32>; D],
+    next: [Vec<f32>; D],
+    lambda: Vec<f32>,
+    count: Vec<f32>,
+    omega: [Vec<f32>; 4],
+    scratch: Vec<f32>,
+    scratch_ids: Vec<u64>,
+    partials: Vec<f64>,
+    emitted: Vec<([f32; D], [f32; D])>,
+    step: u64,
+    time: f64,
+    last: StepDiagnostics,
+}
+
+impl<const D: usize> Solver<D> {
+    /// An empty solver in `domain`.
+    ///
+    /// # Errors
+    /// [`CoreError::Kernel`] when the kernel radius is outside the range the kernel
+    /// constants support, and [`CoreError::InvalidCollider`] when the domain spans more
+    /// cells of size h than the neighbour search can index (2^21 per axis in 3D).
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let s = Solver::new(Params::<2>::builder(0.01).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
+    /// assert!(s.is_empty());
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn new(params: Params<D>, domain: Domain<D>) -> Result<Self, CoreError> {
+        let kernel = Kernel::<D>::new(params.kernel_radius())?;
+        let (k, n, dq) = params.s_corr();
+        let tensile = TensileCorrection::new(&kernel, k, n, dq)?;
+        let max_cells = if D == 3 { f64::from(pbf_grid::morton::MAX_COORD3) } else { f64::from(u32::MAX) };
+        for a in 0..D {
+            let cells = (f64::from(domain.hi()[a]) - f64::from(domain.lo()[a])) / f64::from(kernel.h());
+            if cells >= max_cells {
+                return Err(CoreError::InvalidCollider {
+                    index: usize::MAX,
+                    field: "domain.hi",
+                    value: domain.hi()[a].into(),
+                    reason: "the domain spans more kernel radii than the neighbour search can index",
+                });
+            }
+        }
+        Ok(Self {
+            params,
+            kernel,
+            tensile,
+            domain,
+            colliders: Vec::new(),
+            emitters: Vec::new(),
+            grid: Grid::new(),
+            positions: empty(),
+            velocities: empty(),
+            ids: Vec::new(),
+            next_id: 0,
+            force: empty(),
+            density: Vec::new(),
+            predicted: empty(),
+            next: empty(),
+            lambda: Vec::new(),
+            count: Vec::new(),
+            omega: empty(),
+            scratch: Vec::new(),
+            scratch_ids: Vec::new(),
+            partials: Vec::new(),
+            emitted: Vec::new(),
+            step: 0,
+            time: 0.0,
+            last: StepDiagnostics::default(),
+        })
+    }
+
+    /// Adds a static collider.
+    ///
+    /// # Errors
+    /// [`CoreError::InvalidCollider`] with the index the collider would have had.
+    ///
+    /// ```
+    /// use pbf_core::{Collider, ColliderKind, Domain, Params, Shape, Solver};
+    /// let mut s = Solver::new(Params::<3>::builder(0.05).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
+    /// s.add_collider(Collider::new(Shape::Sphere { center: [0.5; 3], radius: 0.2 }, ColliderKind::Solid)?)?;
+    /// assert_eq!(s.colliders().len(), 1);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn add_collider(&mut self, collider: Collider<D>) -> Result<(), CoreError> {
+        collider.validate(self.colliders.len())?;
+        self.colliders.push(collider);
+        Ok(())
+    }
+
+    /// Adds an emitter. Its nozzle (every point of the emitted layer) must lie inside
+    /// the domain.
+    ///
+    /// # Errors
+    /// [`CoreError::InvalidEmitter`] when the nozzle leaves the domain.
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Emitter, Params, Solver};
+    /// let mut s = Solver::new(Params::<2>::builder(0.05).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
+    /// s.add_emitter(Emitter::new([0.5, 0.8], [0.0, -1.0], 1.0, 0.1, 0.0, 1.0)?)?;
+    /// s.step()?;
+    /// assert_eq!(s.len(), 5);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn add_emitter(&mut self, mut emitter: Emitter<D>) -> Result<(), CoreError> {
+        emitter.prepare(self.params.spacing());
+        for offset in &emitter.layer {
+            let p: [f32; D] = core::array::from_fn(|k| emitter.origin[k] + offset[k]);
+            if !self.domain.contains(p) {
+                return Err(CoreError::InvalidEmitter {
+                    field: "origin",
+                    value: f64::from(p[0]),
+                    reason: "the nozzle must lie inside the domain",
+                });
+            }
+        }
+        self.emitters.push(emitter);
+        Ok(())
+    }
+
+    /// Adds particles with the given velocities (`None`: at rest) and returns the
+    /// range of ids they received. Nothing is added when an error is returned.
+    ///
+    /// # Errors
+    /// [`CoreError::LengthMismatch`], [`CoreError::NonFiniteParticle`],
+    /// [`CoreError::OutsideDomain`] and [`CoreError::TooManyParticles`].
+    ///
+    /// ```
+    /// use pbf_core::{CoreError, Domain, Params, Solver};
+    /// let mut s = Solver::new(Params::<2>::builder(0.05).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
+    /// let ids = s.add_particles(&[[0.5, 0.5], [0.55, 0.5]], None)?;
+    /// assert_eq!(ids, 0..2);
+    /// let err = s.add_particles(&[[f32::NAN, 0.0]], None).unwrap_err();
+    /// assert!(matches!(err, CoreError::NonFiniteParticle { index: 0, axis: 0, .. }));
+    /// assert_eq!(s.len(), 2);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn add_particles(
+        &mut self,
+        positions: &[[f32; D]],
+        velocities: Option<&[[f32; D]]>,
+    ) -> Result<Range<u64>, CoreError> {
+        if let Some(v) = velocities
+            && v.len() != positions.len()
+        {
+            return Err(CoreError::LengthMismatch {
+                field: "velocities",
+                expected: positions.len(),
+                found: v.len(),
+            });
+        }
+        let total = self.len() + positions.len();
+        if total > MAX_PARTICLES {
+            return Err(CoreError::TooManyParticles {
+                count: total,
+                max: MAX_PARTICLES,
+            });
+        }
+        for (index, p) in positions.iter().enumerate() {
+            if let Some(axis) = p.iter().position(|c| !c.is_finite()) {
+                return Err(CoreError::NonFiniteParticle {
+                    index,
+                    field: "position",
+                    axis,
+                    value: p[axis],
+                });
+            }
+            if !self.domain.contains(*p) {
+                return Err(CoreError::OutsideDomain {
+                    index,
+                    position: p.to_vec(),
+                    lo: self.domain.lo().to_vec(),
+                    hi: self.domain.hi().to_vec(),
+                });
+            }
+            if let Some(v) = velocities
+                && let Some(axis) = v[index].iter().position(|c| !c.is_finite())
+            {
+                return Err(CoreError::NonFiniteParticle {
+                    index,
+                    field: "velocity",
+                    axis,
+                    value: v[index][axis],
+                });
+            }
+        }
+        self.append(positions.iter().enumerate().map(|(i, p)| {
+            (*p, velocities.map_or([0.0; D], |v| v[i]))
+        }));
+        let first = self.next_id - positions.len() as u64;
+        Ok(first..self.next_id)
+    }
+
+    fn append(&mut self, particles: impl Iterator<Item = ([f32; D], [f32; D])>) {
+        for (p, v) in particles {
+            for a in 0..D {
+                self.positions[a].push(p[a]);
+                self.velocities[a].push(v[a]);
+                self.force[a].push(0.0);
+            }
+            self.density.push(self.params.rest_density());
+            self.ids.push(self.next_id);
+            self.next_id += 1;
+        }
+    }
+
+    /// Fills the box `lo..hi` with particles on a lattice at the rest spacing (the
+    /// first layer half a spacing inside `lo`), all with `velocity`.
+    ///
+    /// # Errors
+    /// As [`add_particles`](Self::add_particles); also [`CoreError::InvalidParameter`]
+    /// (`block`) when the box is not finite or holds no lattice point.
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let mut s = Solver::new(Params::<2>::builder(0.1).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
+    /// s.add_block([0.0, 0.0], [0.5, 0.3], [0.0; 2])?;
+    /// assert_eq!(s.len(), 15);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn add_block(
+        &mut self,
+        lo: [f32; D],
+        hi: [f32; D],
+        velocity: [f32; D],
+    ) -> Result<Range<u64>, CoreError> {
+        let s = self.params.spacing();
+        let mut counts = [0usize; D];
+        for a in 0..D {
+            let extent = f64::from(hi[a]) - f64::from(lo[a]);
+            if !(extent.is_finite() && extent >= f64::from(s)) {
+                return Err(CoreError::InvalidParameter {
+                    field: "block",
+                    value: extent,
+                    reason: "every side must be finite and at least one spacing long",
+                });
+            }
+            counts[a] = (extent / f64::from(s) + 1e-4).floor() as usize;
+        }
+        let total: usize = counts.iter().product();
+        if self.len() + total > MAX_PARTICLES {
+            return Err(CoreError::TooManyParticles {
+                count: self.len() + total,
+                max: MAX_PARTICLES,
+            });
+        }
+        let mut points = Vec::with_capacity(total);
+        for flat in 0..total {
+            let mut rest = flat;
+            let p = core::array::from_fn(|a| {
+                let k = rest % counts[a];
+                rest /= counts[a];
+                lo[a] + (k as f32 + 0.5) * s
+            });
+            points.push(p);
+        }
+        let velocities = vec![velocity; total];
+        self.add_particles(&points, Some(&velocities))
+    }
+
+    /// Removes the particles whose id is in `ids` and returns how many were removed
+    /// (ids not present are not counted).
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let mut s = Solver::new(Params::<2>::builder(0.1).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
+    /// s.add_block([0.0, 0.0], [0.5, 0.3], [0.0; 2])?;
+    /// assert_eq!(s.remove_particles(&[0, 3, 99]), 2);
+    /// assert_eq!(s.len(), 13);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn remove_particles(&mut self, ids: &[u64]) -> usize {
+        let mut sorted = ids.to_vec();
+        sorted.sort_unstable();
+        self.retain_particles(|id, _, _| sorted.binary_search(&id).is_err())
+    }
+
+    /// Keeps the particles for which `keep(id, position, velocity)` is true and
+    /// returns how many were removed. The survivors keep their order.
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let mut s = Solver::new(Params::<2>::builder(0.1).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
+    /// s.add_block([0.0, 0.0], [0.5, 0.3], [0.0; 2])?;
+    /// let removed = s.retain_particles(|_, p, _| p[0] < 0.2);
+    /// assert_eq!((removed, s.len()), (9, 6));
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn retain_particles(&mut self, mut keep: impl FnMut(u64, [f32; D], [f32; D]) -> bool) -> usize {
+        let n = self.len();
+        let mut w = 0;
+        for r in 0..n {
+            let p = core::array::from_fn(|a| self.positions[a][r]);
+            let v = core::array::from_fn(|a| self.velocities[a][r]);
+            if keep(self.ids[r], p, v) {
+                for a in 0..D {
+                    self.positions[a][w] = self.positions[a][r];
+                    self.velocities[a][w] = self.velocities[a][r];
+                    self.force[a][w] = self.force[a][r];
+                }
+                self.density[w] = self.density[r];
+                self.ids[w] = self.ids[r];
+                w += 1;
+            }
+        }
+        for a in 0..D {
+            self.positions[a].truncate(w);
+            self.velocities[a].truncate(w);
+            self.force[a].truncate(w);
+        }
+        self.density.truncate(w);
+        self.ids.truncate(w);
+        n - w
+    }
+
+    /// Advances the simulation by one time step and returns its statistics.
+    ///
+    /// # Errors
+    /// [`CoreError::Diverged`] when a velocity became NaN or infinite (the state is
+    /// the one the step produced); [`CoreError::Grid`] when the particles span more
+    /// cells than the neighbour search can index.
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let mut s = Solver::new(Params::<2>::builder(0.05).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
+    /// s.add_block([0.0, 0.0], [0.4, 0.4], [0.0; 2])?;
+    /// for _ in 0..10 {
+    ///     s.step()?;
+    /// }
+    /// assert_eq!(s.steps(), 10);
+    /// assert!(s.last_diagnostics().max_density_error < 0.2);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn step(&mut self) -> Result<StepDiagnostics, CoreError> {
+        match self.params.backend() {
+            Backend::Lanes => self.step_with::<f32x8>(),
+            Backend::Scalar => self.step_with::<f32>(),
+        }
+    }
+
+    fn step_with<L: Lane>(&mut self) -> Result<StepDiagnostics, CoreError> {
+        let start = Instant::now();
+        let dt = self.params.time_step();
+        let margin = 0.5 * self.params.spacing();
+        self.emit();
+        let n = self.len();
+        for buffer in [&mut self.predicted, &mut self.next] {
+            for a in buffer.iter_mut() {
+                a.resize(n, 0.0);
+            }
+        }
+        for b in [&mut self.lambda, &mut self.count] {
+            b.resize(n, 0.0);
+        }
+        for b in self.omega.iter_mut() {
+            b.resize(n, 0.0);
+        }
+
+        // 1-2. Forces, prediction, collisions.
+        {
+            let gravity = self.params.gravity();
+            let (positions, force) = (refs(&self.positions), refs(&self.force));
+            let (colliders, domain) = (&self.colliders, &self.domain);
+            for_each_chunk(
+                (muts(&mut self.velocities), muts(&mut self.predicted)),
+                &|start, (mut v, mut p)| {
+                    for k in 0..v[0].len() {
+                        let i = start + k;
+                        let mut q = [0.0; D];
+                        for a in 0..D {
+                            v[a][k] += dt * (gravity[a] + force[a][i]);
+                            q[a] = positions[a][i] + dt * v[a][k];
+                        }
+                        for c in colliders {
+                            c.project(&mut q, margin);
+                        }
+                        domain.clamp(&mut q, margin);
+                        for a in 0..D {
+                            p[a][k] = q[a];
+                        }
+                    }
+                },
+            );
+        }
+        let predicted_at = Instant::now();
+
+        // 3. Neighbour search on the predicted positions; reorder every array.
+        self.grid.rebuild(refs(&self.predicted), self.kernel.h())?;
+        if !self.grid.permutation_is_identity() {
+            for arrays in [&mut self.positions, &mut self.velocities, &mut self.predicted] {
+                for a in arrays.iter_mut() {
+                    self.grid.reorder(a, &mut self.scratch)?;
+                }
+            }
+            self.grid.reorder(&mut self.ids, &mut self.scratch_ids)?;
+        }
+        let searched_at = Instant::now();
+
+        // 5. Constraint iterations.
+        let constraint = Constraint {
+            kernel: &self.kernel,
+            tensile: &self.tensile,
+            mass: self.params.mass(),
+            rest_density: self.params.rest_density(),
+            epsilon: self.params.cfm_epsilon(),
+            unilateral: self.params.unilateral(),
+        };
+        let (min_iterations, max_iterations, target) = match self.params.iterations() {
+            Iterations::Fixed(k) => (k, k, None),
+            Iterations::Adaptive {
+                max_density_error_percent,
+                min,
+                max,
+            } => (min, max, Some(f64::from(max_density_error_percent) / 100.0)),
+        };
+        let mut iterations = 0;
+        let rest_density = self.params.rest_density();
+        loop {
+            let nb = Neighbourhood {
+                grid: &self.grid,
+                positions: refs(&self.predicted),
+            };
+            constraint.lambda_pass::<L>(&nb, &mut self.density, &mut self.lambda, &mut self.count);
+            if iterations >= max_iterations {
+                break;
+            }
+            if let Some(target) = target
+                && iterations >= min_iterations
+            {
+                let density = &self.density;
+                let error = deterministic_sum(n, &mut self.partials, &|i| {
+                    f64::from((density[i] / rest_density - 1.0).max(0.0))
+                }) / n as f64;
+                if error <= target {
+                    break;
+                }
+            }
+            constraint.delta_pass::<L>(
+                &nb,
+                &self.lambda,
+                muts(&mut self.next),
+                &self.colliders,
+                &self.domain,
+                margin,
+            );
+            core::mem::swap(&mut self.predicted, &mut self.next);
+            iterations += 1;
+        }
+        let constrained_at = Instant::now();
+
+        // 6. Velocities, contact response, vorticity, XSPH.
+        {
+            let inv_dt = 1.0 / dt;
+            let (positions, predicted) = (refs(&self.positions), refs(&self.predicted));
+            let (colliders, domain) = (&self.colliders, &self.domain);
+            let contact = margin + 0.01 * self.kernel.h();
+            let (wall_friction, wall_restitution) = domain.response();
+            for_each_chunk(muts(&mut self.velocities), &|start, mut v| {
+                for k in 0..v[0].len() {
+                    let i = start + k;
+                    let p: [f32; D] = core::array::from_fn(|a| predicted[a][i]);
+                    let mut vel: [f32; D] = core::array::from_fn(|a| (p[a] - positions[a][i]) * inv_dt);
+                    for c in colliders {
+                        let (d, normal) = c.distance_and_normal(p);
+                        if d <= contact {
+                            let (friction, restitution) = c.response();
+                            respond(&mut vel, normal, friction, restitution);
+                        }
+                    }
+                    domain.contacts(p, contact, |normal| {
+                        respond(&mut vel, normal, wall_friction, wall_restitution)
+                    });
+                    for a in 0..D {
+                        v[a][k] = vel[a];
+                    }
+                }
+            });
+        }
+        let vorticity_on = self.params.vorticity_rel() > 0.0;
+        {
+            let nb = Neighbourhood {
+                grid: &self.grid,
+                positions: refs(&self.predicted),
+            };
+            let mut omega = self.omega.iter_mut();
+            let omega: [&mut [f32]; 4] = core::array::from_fn(|_| omega.next().expect("4").as_mut_slice());
+            viscosity::xsph_and_curl::<L, D>(
+                &nb,
+                &self.kernel,
+                self.params.mass(),
+                self.params.xsph_c(),
+                &self.density,
+                refs(&self.velocities),
+                muts(&mut self.next),
+                vorticity_on.then_some(omega),
+            );
+            core::mem::swap(&mut self.velocities, &mut self.next);
+            if vorticity_on {
+                vorticity::confinement::<L, D>(
+                    &nb,
+                    &self.kernel,
+                    self.params.mass(),
+                    self.params.vorticity_epsilon(),
+                    &self.density,
+                    refs(&self.omega),
+                    muts(&mut self.force),
+                );
+            }
+        }
+        // 7. x = p*.
+        core::mem::swap(&mut self.positions, &mut self.predicted);
+
+        // Statistics.
+        let velocities = refs(&self.velocities);
+        let speed2 = |i: usize| {
+            let v: [f32; D] = core::array::from_fn(|a| velocities[a][i]);
+            f64::from(pbf_kernels::norm2(v))
+        };
+        let max_speed2 = max_of(n, &speed2);
+        self.step += 1;
+        self.time += f64::from(dt);
+        if !max_speed2.is_finite() && n > 0 {
+            let index = (0..n).find(|&i| !speed2(i).is_finite()).unwrap_or(0);
+            return Err(CoreError::Diverged {
+                step: self.step,
+                id: self.ids[index],
+            });
+        }
+        let mass = f64::from(self.params.mass());
+        let kinetic_energy = 0.5 * mass * deterministic_sum(n, &mut self.partials, &speed2);
+        let density = &self.density;
+        let error = |i: usize| f64::from((density[i] / rest_density - 1.0).max(0.0));
+        let average_error = deterministic_sum(n, &mut self.partials, &error) / n.max(1) as f64;
+        let max_error = max_of(n, &error).max(0.0);
+        let count = &self.count;
+        let neighbours_sum = deterministic_sum(n, &mut self.partials, &|i| f64::from(count[i] - 1.0));
+        let max_neighbours = max_of(n, &|i| f64::from(count[i] - 1.0)).max(0.0);
+        let min_neighbours = -max_of(n, &|i| -f64::from(count[i] - 1.0)).min(0.0);
+        let velocity_at = Instant::now();
+        self.last = StepDiagnostics {
+            step: self.step,
+            particles: n,
+            iterations,
+            average_density_error: average_error as f32,
+            max_density_error: max_error as f32,
+            max_speed: max_speed2.max(0.0).sqrt() as f32,
+            kinetic_energy,
+            min_neighbours: if n == 0 { 0 } else { min_neighbours as u32 },
+            average_neighbours: (neighbours_sum / n.max(1) as f64) as f32,
+            max_neighbours: max_neighbours as u32,
+            times: PhaseTimes {
+                predict: predicted_at - start,
+                neighbour_search: searched_at - predicted_at,
+                constraints: constrained_at - searched_at,
+                velocity: velocity_at - constrained_at,
+            },
+        };
+        Ok(self.last)
+    }
+
+    fn emit(&mut self) {
+        if self.emitters.is_empty() {
+            return;
+        }
+        let (time, dt, spacing) = (self.time as f32, self.params.time_step(), self.params.spacing());
+        let mut emitted = core::mem::take(&mut self.emitted);
+        emitted.clear();
+        for e in &mut self.emitters {
+            e.emit(time, dt, spacing, &mut emitted);
+        }
+        let room = MAX_PARTICLES.saturating_sub(self.len());
+        emitted.truncate(room);
+        let domain = self.domain;
+        self.append(emitted.iter().filter(|(p, _)| domain.contains(*p)).copied());
+        self.emitted = emitted;
+    }
+
+    /// Number of particles.
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let s = Solver::new(Params::<3>::builder(0.1).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
+    /// assert_eq!(s.len(), 0);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether there are no particles.
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let s = Solver::new(Params::<3>::builder(0.1).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
+    /// assert!(s.is_empty());
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Positions, one slice per axis (structure of arrays), in the solver's current
+    /// order. For a GPU upload, `bytemuck::cast_slice::<f32, u8>(solver.positions()[0])`
+    /// gives the bytes without a copy; [`positions_interleaved`](Self::positions_interleaved)
+    /// gives `[x, y, z]` records.
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let mut s = Solver::new(Params::<2>::builder(0.1).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
+    /// s.add_particles(&[[0.25, 0.5]], None)?;
+    /// assert_eq!(s.positions()[1], &[0.5]);
+    /// let bytes: &[u8] = bytemuck::cast_slice(s.positions()[0]);
+    /// assert_eq!(bytes.len(), 4);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn positions(&self) -> [&[f32]; D] {
+        refs(&self.positions)
+    }
+
+    /// Velocities, one slice per axis, in the order of [`positions`](Self::positions).
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let mut s = Solver::new(Params::<2>::builder(0.1).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
+    /// s.add_particles(&[[0.25, 0.5]], Some(&[[1.0, 2.0]]))?;
+    /// assert_eq!(s.velocities()[0], &[1.0]);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn velocities(&self) -> [&[f32]; D] {
+        refs(&self.velocities)
+    }
+
+    /// Densities from the last lambda pass of the last step (the rest density for
+    /// particles that have not been stepped yet).
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let mut s = Solver::new(Params::<2>::builder(0.1).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
+    /// s.add_particles(&[[0.25, 0.5]], None)?;
+    /// assert_eq!(s.densities(), &[1000.0]);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn densities(&self) -> &[f32] {
+        &self.density
+    }
+
+    /// Stable ids, in the order of [`positions`](Self::positions): a particle keeps its
+    /// id through every reordering.
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let mut s = Solver::new(Params::<2>::builder(0.1).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
+    /// s.add_particles(&[[0.9, 0.9], [0.1, 0.1]], None)?;
+    /// s.step()?;
+    /// let mut ids = s.ids().to_vec();
+    /// ids.sort();
+    /// assert_eq!(ids, [0, 1]);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn ids(&self) -> &[u64] {
+        &self.ids
+    }
+
+    /// Copies the positions as `[f32; D]` records into `out` (cleared first).
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let mut s = Solver::new(Params::<2>::builder(0.1).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
+    /// s.add_particles(&[[0.25, 0.5]], None)?;
+    /// let mut out = Vec::new();
+    /// s.positions_interleaved(&mut out);
+    /// assert_eq!(out, [[0.25, 0.5]]);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn positions_interleaved(&self, out: &mut Vec<[f32; D]>) {
+        out.clear();
+        out.extend((0..self.len()).map(|i| core::array::from_fn(|a| self.positions[a][i])));
+    }
+
+    /// The parameters.
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let s = Solver::new(Params::<3>::builder(0.1).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
+    /// assert_eq!(s.params().spacing(), 0.1);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn params(&self) -> &Params<D> {
+        &self.params
+    }
+
+    /// The domain.
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let s = Solver::new(Params::<3>::builder(0.1).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
+    /// assert_eq!(s.domain().hi(), [1.0; 3]);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn domain(&self) -> &Domain<D> {
+        &self.domain
+    }
+
+    /// The colliders.
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let s = Solver::new(Params::<3>::builder(0.1).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
+    /// assert!(s.colliders().is_empty());
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn colliders(&self) -> &[Collider<D>] {
+        &self.colliders
+    }
+
+    /// Simulated time in seconds.
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let mut s = Solver::new(Params::<3>::builder(0.1).time_step(0.5).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
+    /// s.step()?;
+    /// assert_eq!(s.time(), 0.5);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    /// Steps taken.
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let s = Solver::new(Params::<3>::builder(0.1).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
+    /// assert_eq!(s.steps(), 0);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn steps(&self) -> u64 {
+        self.step
+    }
+
+    /// The statistics of the last step.
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let s = Solver::new(Params::<3>::builder(0.1).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
+    /// assert_eq!(s.last_diagnostics().step, 0);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn last_diagnostics(&self) -> &StepDiagnostics {
+        &self.last
+    }
+
+    /// The kernel (radius and constants).
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let s = Solver::new(Params::<3>::builder(0.1).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
+    /// assert_eq!(s.kernel().h(), 0.2);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn kernel(&self) -> &Kernel<D> {
+        &self.kernel
+    }
+
+    /// One position-delta pass over the current positions without moving anything:
+    /// the `dp_i` the next iteration would apply if positions were these (no
+    /// collisions). Used to check momentum conservation; costs two neighbour passes.
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let mut s = Solver::new(Params::<2>::builder(0.1).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
+    /// s.add_particles(&[[0.5, 0.5], [0.55, 0.5]], None)?;
+    /// let dp = s.position_deltas()?;
+    /// assert!((dp[0][0] + dp[1][0]).abs() < 1e-6);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn position_deltas(&mut self) -> Result<Vec<[f32; D]>, CoreError> {
+        let n = self.len();
+        self.grid.rebuild(refs(&self.positions), self.kernel.h())?;
+        let permutation = self.grid.permutation().to_vec();
+        let mut sorted: [Vec<f32>; D] = empty();
+        for a in 0..D {
+            sorted[a] = permutation.iter().map(|&i| self.positions[a][i as usize]).collect();
+        }
+        let constraint = Constraint {
+            kernel: &self.kernel,
+            tensile: &self.tensile,
+            mass: self.params.mass(),
+            rest_density: self.params.rest_density(),
+            epsilon: self.params.cfm_epsilon(),
+            unilateral: self.params.unilateral(),
+        };
+        let nb = Neighbourhood {
+            grid: &self.grid,
+            positions: refs(&sorted),
+        };
+        let (mut density, mut lambda, mut count) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        let mut next: [Vec<f32>; D] = core::array::from_fn(|_| vec![0.0; n]);
+        // An unbounded domain and no colliders: nothing but the constraint moves.
+        let free = Domain::new([f32::MIN; D], [f32::MAX; D])?;
+        match self.params.backend() {
+            Backend::Lanes => {
+                constraint.lambda_pass::<f32x8>(&nb, &mut density, &mut lambda, &mut count);
+                constraint.delta_pass::<f32x8>(&nb, &lambda, muts(&mut next), &[], &free, 0.0);
+            }
+            Backend::Scalar => {
+                constraint.lambda_pass::<f32>(&nb, &mut density, &mut lambda, &mut count);
+                constraint.delta_pass::<f32>(&nb, &lambda, muts(&mut next), &[], &free, 0.0);
+            }
+        }
+        let mut out = vec![[0.0; D]; n];
+        for (k, &i) in permutation.iter().enumerate() {
+            out[i as usize] = core::array::from_fn(|a| next[a][k] - sorted[a][k]);
+        }
+        Ok(out)
+    }
+}

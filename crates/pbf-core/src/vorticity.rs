@@ -1,0 +1,59 @@
+//! Vorticity confinement (Macklin & Müller 2013, eqs. 15-16): a force that puts back
+//! rotation the solver's damping removes.
+
+use crate::lanes::Lane;
+use crate::neighbourhood::Neighbourhood;
+use crate::parallel::for_each_chunk;
+use pbf_kernels::Kernel;
+
+/// For every particle, from the curl `omega` (three components and the magnitude):
+/// `eta_i = sum_j (m / rho_j)(|omega_j| - |omega_i|) gradW_ij`, `N = eta / |eta|`, and
+/// the confinement acceleration `f_i = eps_v (N x omega_i)`, applied in the next
+/// prediction. Where `|eta|` vanishes (uniform vorticity) the force is 0.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn confinement<L: Lane, const D: usize>(
+    nb: &Neighbourhood<'_, D>,
+    kernel: &Kernel<D>,
+    mass: f32,
+    epsilon: f32,
+    density: &[f32],
+    omega: [&[f32]; 4],
+    force: [&mut [f32]; D],
+) {
+    for_each_chunk(force, &|start, force| {
+        for k in 0..force[0].len() {
+            let i = start + k;
+            let magnitude_i = L::splat(omega[3][i]);
+            let mut eta = [L::splat(0.0); D];
+            nb.for_each_block::<L>(i, |j, x, r2| {
+                let volume = L::splat(mass) * L::recip_or_zero(L::load(density, j));
+                let d_magnitude = L::load(omega[3], j) - magnitude_i;
+                let factor = L::gradient_factor(kernel, r2);
+                let grad: [L; D] = core::array::from_fn(|a| factor * x[a]);
+                let t = L::vorticity_gradient(kernel, volume, d_magnitude, grad);
+                for a in 0..D {
+                    eta[a] += t[a];
+                }
+            });
+            let eta: [f32; D] = core::array::from_fn(|a| eta[a].sum());
+            let len = pbf_kernels::norm2(eta).sqrt();
+            let f = if len > 0.0 && len.is_finite() {
+                let mut n = [0.0f32; 3];
+                for a in 0..D {
+                    n[a] = eta[a] / len;
+                }
+                let w = [omega[0][i], omega[1][i], omega[2][i]];
+                [
+                    n[1] * w[2] - n[2] * w[1],
+                    n[2] * w[0] - n[0] * w[2],
+                    n[0] * w[1] - n[1] * w[0],
+                ]
+            } else {
+                [0.0; 3]
+            };
+            for a in 0..D {
+                force[a][k] = epsilon * f[a];
+            }
+        }
+    });
+}
