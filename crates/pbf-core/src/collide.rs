@@ -425,8 +425,10 @@ pub enum ColliderKind {
     /// `open_top`, boxes and cylinders lose their top face (a tank, a glass), and
     /// spheres and capsules are cut at their middle (a bowl).
     Container {
-        /// The wall's thickness (> 0; use at least two particle spacings so that no
-        /// particle crosses a wall in one step).
+        /// The wall's thickness (> 0). A particle that moves more than half the wall
+        /// in one step is pushed out on the far side: make walls thicker than twice the
+        /// largest distance a particle travels in a step (four spacings hold fluid
+        /// dropped from a metre at 60 steps per second).
         wall_thickness: f32,
         /// Whether the top is open.
         open_top: bool,

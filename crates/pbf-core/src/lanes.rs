@@ -21,7 +21,6 @@ pub(crate) trait Lane:
     fn sum(self) -> f32;
     /// 1 where `r2 < h2`, else 0.
     fn indicator(r2: Self, h2: f32) -> Self;
-    fn sqrt(self) -> Self;
     /// `1 / self` where `self > 0`, else 0.
     fn recip_or_zero(self) -> Self;
     fn poly6<const D: usize>(k: &Kernel<D>, r2: Self) -> Self;
@@ -66,10 +65,6 @@ impl Lane for f32 {
     #[inline(always)]
     fn indicator(r2: Self, h2: f32) -> Self {
         if pbf_kernels::within(r2, h2) { 1.0 } else { 0.0 }
-    }
-    #[inline(always)]
-    fn sqrt(self) -> Self {
-        f32::sqrt(self)
     }
     #[inline(always)]
     fn recip_or_zero(self) -> Self {
@@ -157,10 +152,6 @@ impl Lane for f32x8 {
     #[inline(always)]
     fn indicator(r2: Self, h2: f32) -> Self {
         r2.simd_lt(f32x8::splat(h2)).select(f32x8::ONE, f32x8::ZERO)
-    }
-    #[inline(always)]
-    fn sqrt(self) -> Self {
-        f32x8::sqrt(self)
     }
     #[inline(always)]
     fn recip_or_zero(self) -> Self {

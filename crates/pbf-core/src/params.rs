@@ -84,7 +84,7 @@ impl<const D: usize> Params<D> {
     /// | `time_step` | 1/60 s | the paper's frame step |
     /// | `iterations` | `Fixed(4)` | the paper uses 2 to 6 |
     /// | `gravity` | 9.81 down the second axis (y) | |
-    /// | `cfm_rel` | 1.0 (eps = 1/h^2) | constraint-force mixing, paper eq. 11 |
+    /// | `cfm_rel` | 0.1 (eps = 0.1/h^2) | constraint-force mixing, paper eq. 11 |
     /// | `s_corr_k`, `s_corr_n`, `s_corr_dq_rel` | 0.1, 4, 0.2 | paper eq. 13 |
     /// | `xsph_c` | 0.01 | paper eq. 17 |
     /// | `vorticity_rel` | 0.1 per second | paper eq. 16, relative to h |
@@ -109,7 +109,7 @@ impl<const D: usize> Params<D> {
                 time_step: 1.0 / 60.0,
                 iterations: Iterations::Fixed(4),
                 gravity,
-                cfm_rel: 1.0,
+                cfm_rel: 0.1,
                 s_corr_k: 0.1,
                 s_corr_n: 4,
                 s_corr_dq_rel: 0.2,
@@ -202,7 +202,7 @@ impl<const D: usize> Params<D> {
     /// The CFM relaxation `eps = cfm_rel / h^2` added to the denominator of lambda.
     ///
     /// ```
-    /// let p = pbf_core::Params::<3>::builder(0.5).build()?;
+    /// let p = pbf_core::Params::<3>::builder(0.5).cfm_rel(1.0).build()?;
     /// assert_eq!(p.cfm_epsilon(), 1.0);
     /// # Ok::<(), pbf_core::CoreError>(())
     /// ```
@@ -250,7 +250,7 @@ impl<const D: usize> Params<D> {
     /// The CFM relaxation relative to `h^2`.
     ///
     /// ```
-    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.cfm_rel(), 1.0);
+    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.cfm_rel(), 0.1);
     /// # Ok::<(), pbf_core::CoreError>(())
     /// ```
     pub fn cfm_rel(&self) -> f32 {
@@ -335,11 +335,18 @@ impl<const D: usize> ParamsBuilder<D> {
         gravity: [f32; D]
     );
     setter!(
-        /// CFM relaxation relative to `h^2` (> 0, default 1): `eps = cfm_rel / h^2`.
+        /// CFM relaxation relative to `h^2` (> 0, default 0.1): `eps = cfm_rel / h^2`.
         cfm_rel: f32
     );
     setter!(
         /// Strength `k` of the tensile term (>= 0, default 0.1; 0 turns it off).
+        ///
+        /// The paper adds `s_corr = -k (W(r)/W(dq))^n`, a pure number, to
+        /// `lambda_i + lambda_j`, which has units of length^2 once masses are included;
+        /// its `k = 0.1` then overwhelms the constraint at small h. Here `s_corr` is taken
+        /// in lambda's own unit, `1 / D_rest`, where `D_rest` is the lambda denominator of
+        /// a particle inside the rest lattice: `k = 0.1` is the artificial pressure of a
+        /// 10% compression at `|dq|`, at every scale.
         s_corr_k: f32
     );
     setter!(

@@ -29,6 +29,27 @@ fn muts<const D: usize>(v: &mut [Vec<f32>; D]) -> [&mut [f32]; D] {
     core::array::from_fn(|_| it.next().expect("D arrays").as_mut_slice())
 }
 
+/// The denominator of lambda, `sum_k |grad_k C_i|^2 + eps`, for a particle inside a
+/// lattice at the rest spacing (where `grad_i C_i` vanishes by symmetry).
+pub(crate) fn rest_lattice_denominator<const D: usize>(params: &Params<D>, kernel: &Kernel<D>) -> f64 {
+    let s = params.spacing();
+    let reach = (kernel.h() / s).ceil() as i32;
+    let scale = f64::from(params.mass() / params.rest_density());
+    let mut sum = 0.0f64;
+    let side = (2 * reach + 1) as usize;
+    for flat in 0..side.pow(D as u32) {
+        let mut rest = flat;
+        let x: [f32; D] = core::array::from_fn(|_| {
+            let k = (rest % side) as i32 - reach;
+            rest /= side;
+            k as f32 * s
+        });
+        let g = kernel.spiky_gradient(x);
+        sum += g.iter().map(|c| (scale * f64::from(*c)).powi(2)).sum::<f64>();
+    }
+    sum + f64::from(params.cfm_epsilon())
+}
+
 /// A Position Based Fluids solver in `D` dimensions (2 or 3).
 ///
 /// Particles are stored as structure of arrays and kept in Morton order of the grid
@@ -98,7 +119,10 @@ impl<const D: usize> Solver<D> {
     pub fn new(params: Params<D>, domain: Domain<D>) -> Result<Self, CoreError> {
         let kernel = Kernel::<D>::new(params.kernel_radius())?;
         let (k, n, dq) = params.s_corr();
-        let tensile = TensileCorrection::new(&kernel, k, n, dq)?;
+        // s_corr is added to lambda_i + lambda_j, which has units of length^2: express
+        // it in lambda's own unit, 1 / (the lambda denominator of a rest-lattice particle).
+        let unit = 1.0 / rest_lattice_denominator(&params, &kernel);
+        let tensile = TensileCorrection::new(&kernel, k * unit as f32, n, dq)?;
         let max_cells = if D == 3 { f64::from(pbf_grid::morton::MAX_COORD3) } else { f64::from(u32::MAX) };
         for a in 0..D {
             let cells = (f64::from(domain.hi()[a]) - f64::from(domain.lo()[a])) / f64::from(kernel.h());
@@ -433,7 +457,7 @@ impl<const D: usize> Solver<D> {
             let (colliders, domain) = (&self.colliders, &self.domain);
             for_each_chunk(
                 (muts(&mut self.velocities), muts(&mut self.predicted)),
-                &|start, (mut v, mut p)| {
+                &|start, (v, p)| {
                     for k in 0..v[0].len() {
                         let i = start + k;
                         let mut q = [0.0; D];
@@ -525,7 +549,7 @@ impl<const D: usize> Solver<D> {
             let (colliders, domain) = (&self.colliders, &self.domain);
             let contact = margin + 0.01 * self.kernel.h();
             let (wall_friction, wall_restitution) = domain.response();
-            for_each_chunk(muts(&mut self.velocities), &|start, mut v| {
+            for_each_chunk(muts(&mut self.velocities), &|start, v| {
                 for k in 0..v[0].len() {
                     let i = start + k;
                     let p: [f32; D] = core::array::from_fn(|a| predicted[a][i]);

@@ -1,0 +1,36 @@
+//! Helpers shared by the scenario tests.
+#![allow(dead_code)]
+
+use pbf_core::{Solver, StepDiagnostics};
+
+/// Steps `n` times and returns the last diagnostics.
+pub fn run<const D: usize>(s: &mut Solver<D>, n: usize) -> StepDiagnostics {
+    let mut last = *s.last_diagnostics();
+    for _ in 0..n {
+        last = s.step().expect("step");
+    }
+    last
+}
+
+/// Positions keyed by id: `out[id] = position`.
+pub fn by_id<const D: usize>(s: &Solver<D>) -> Vec<[f32; D]> {
+    let mut out = vec![[f32::NAN; D]; s.len()];
+    let p = s.positions();
+    for (i, &id) in s.ids().iter().enumerate() {
+        out[id as usize] = core::array::from_fn(|a| p[a][i]);
+    }
+    out
+}
+
+/// Asserts that every particle is inside the domain and outside every solid part.
+pub fn assert_contained<const D: usize>(s: &Solver<D>) {
+    let p = s.positions();
+    for i in 0..s.len() {
+        let q: [f32; D] = core::array::from_fn(|a| p[a][i]);
+        assert!(q.iter().all(|c| c.is_finite()), "particle {i} is not finite: {q:?}");
+        assert!(s.domain().contains(q), "particle {i} left the domain: {q:?}");
+        for (k, c) in s.colliders().iter().enumerate() {
+            assert!(c.distance(q) >= 0.0, "particle {i} is inside collider {k}: {q:?} (distance {})", c.distance(q));
+        }
+    }
+}
