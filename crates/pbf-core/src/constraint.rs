@@ -38,7 +38,7 @@ impl<const D: usize> Constraint<'_, D> {
                 let mut grad_sum = [L::splat(0.0); D];
                 let mut grad_sq = L::splat(0.0);
                 let mut within = L::splat(0.0);
-                nb.for_each_block::<L>(i, |_, x, r2| {
+                nb.for_each_block::<L>(i, kernel.h2(), |_, x, r2| {
                     w_sum += L::poly6(kernel, r2);
                     let factor = L::gradient_factor(kernel, r2);
                     let g: [L; D] = core::array::from_fn(|a| factor * x[a]);
@@ -83,7 +83,7 @@ impl<const D: usize> Constraint<'_, D> {
                 let i = start + k;
                 let lambda_i = L::splat(lambda[i]);
                 let mut dp = [L::splat(0.0); D];
-                nb.for_each_block::<L>(i, |j, x, r2| {
+                nb.for_each_block::<L>(i, kernel.h2(), |j, x, r2| {
                     let w = L::poly6(kernel, r2);
                     let s_corr = L::s_corr(self.tensile, w);
                     let factor = L::gradient_factor(kernel, r2);

@@ -21,6 +21,8 @@ pub(crate) trait Lane:
     fn sum(self) -> f32;
     /// 1 where `r2 < h2`, else 0.
     fn indicator(r2: Self, h2: f32) -> Self;
+    /// Whether any lane has `r2 < h2`.
+    fn any_within(r2: Self, h2: f32) -> bool;
     /// `1 / self` where `self > 0`, else 0.
     fn recip_or_zero(self) -> Self;
     fn poly6<const D: usize>(k: &Kernel<D>, r2: Self) -> Self;
@@ -65,6 +67,10 @@ impl Lane for f32 {
     #[inline(always)]
     fn indicator(r2: Self, h2: f32) -> Self {
         if pbf_kernels::within(r2, h2) { 1.0 } else { 0.0 }
+    }
+    #[inline(always)]
+    fn any_within(r2: Self, h2: f32) -> bool {
+        pbf_kernels::within(r2, h2)
     }
     #[inline(always)]
     fn recip_or_zero(self) -> Self {
@@ -152,6 +158,10 @@ impl Lane for f32x8 {
     #[inline(always)]
     fn indicator(r2: Self, h2: f32) -> Self {
         r2.simd_lt(f32x8::splat(h2)).select(f32x8::ONE, f32x8::ZERO)
+    }
+    #[inline(always)]
+    fn any_within(r2: Self, h2: f32) -> bool {
+        r2.simd_lt(f32x8::splat(h2)).any()
     }
     #[inline(always)]
     fn recip_or_zero(self) -> Self {

@@ -14,9 +14,10 @@ impl<const D: usize> Neighbourhood<'_, D> {
     /// particle `i` (the particles of the 3^D cells around its cell, `i` included),
     /// with the offsets `x = p_i - p_j` and their squared lengths; lanes past the end
     /// of a candidate range carry `r2 = +inf`. The order is fixed, so sums over it are
-    /// the same on every run and every thread count.
+    /// the same on every run and every thread count. Blocks with no lane within `h`
+    /// are skipped: every term is zero there.
     #[inline(always)]
-    pub(crate) fn for_each_block<L: Lane>(&self, i: usize, mut f: impl FnMut(usize, [L; D], L)) {
+    pub(crate) fn for_each_block<L: Lane>(&self, i: usize, h2: f32, mut f: impl FnMut(usize, [L; D], L)) {
         let xi: [f32; D] = core::array::from_fn(|a| self.positions[a][i]);
         let xi_lanes: [L; D] = xi.map(L::splat);
         let cell = self.grid.cell_of()[i] as usize;
@@ -26,7 +27,9 @@ impl<const D: usize> Neighbourhood<'_, D> {
             while j < end {
                 let x: [L; D] = core::array::from_fn(|a| xi_lanes[a] - L::load(self.positions[a], j));
                 let r2 = L::mask_tail(norm2(x), end - j);
-                f(j, x, r2);
+                if L::any_within(r2, h2) {
+                    f(j, x, r2);
+                }
                 j += L::WIDTH;
             }
         }

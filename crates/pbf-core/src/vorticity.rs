@@ -25,7 +25,7 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
             let i = start + k;
             let magnitude_i = L::splat(omega[3][i]);
             let mut eta = [L::splat(0.0); D];
-            nb.for_each_block::<L>(i, |j, x, r2| {
+            nb.for_each_block::<L>(i, kernel.h2(), |j, x, r2| {
                 let volume = L::splat(mass) * L::recip_or_zero(L::load(density, j));
                 let d_magnitude = L::load(omega[3], j) - magnitude_i;
                 let factor = L::gradient_factor(kernel, r2);

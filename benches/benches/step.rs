@@ -1,0 +1,73 @@
+//! `step`: one solver step of the 3D dam break at 10k, 100k and 1M particles and of
+//! the 2D dam break at 100k (h = 2 spacings, 4 iterations, XSPH and vorticity on), on
+//! 1 and 2 threads. Besides criterion's timing of the whole step, it prints the time
+//! per phase and per particle-iteration, from the solver's own diagnostics.
+//!
+//! `cargo bench --bench step` (add `-- 1M` etc. to filter). The scenes are stepped 30
+//! times before measuring, so the fluid is moving and the grid is in its steady state.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use pbf_core::scenes::{AnySolver, build};
+use std::time::Duration;
+
+fn label(n: usize) -> String {
+    if n >= 1_000_000 { format!("{}M", n / 1_000_000) } else { format!("{}k", n / 1000) }
+}
+
+fn phases(solver: &mut AnySolver, steps: usize) -> String {
+    let mut t = [Duration::ZERO; 4];
+    let mut iterations = 0u64;
+    for _ in 0..steps {
+        let d = solver.step().expect("step");
+        t[0] += d.times.predict;
+        t[1] += d.times.neighbour_search;
+        t[2] += d.times.constraints;
+        t[3] += d.times.velocity;
+        iterations += u64::from(d.iterations);
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1e3 / steps as f64;
+    let total: Duration = t.iter().sum();
+    let per_pi = total.as_secs_f64() * 1e9 / (solver.len() as f64 * iterations as f64);
+    format!(
+        "predict {:.2} ms, neighbours {:.2} ms, constraints {:.2} ms, velocity {:.2} ms, total {:.2} ms; {:.2} ns per particle-iteration",
+        ms(t[0]), ms(t[1]), ms(t[2]), ms(t[3]), ms(total), per_pi
+    )
+}
+
+fn bench_step(c: &mut Criterion) {
+    eprintln!("SIMD backend of f32x8: {}", pbf_kernels::simd_backend());
+    let cases: &[(&str, usize)] = &[
+        ("dam-break", 10_000),
+        ("dam-break", 100_000),
+        ("dam-break-2d", 100_000),
+        ("dam-break", 1_000_000),
+    ];
+    let mut group = c.benchmark_group("step");
+    for &(scene, particles) in cases {
+        for threads in [1usize, 2] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+            let mut solver = build(scene, particles).expect("scene");
+            let n = solver.len();
+            pool.install(|| {
+                for _ in 0..30 {
+                    solver.step().expect("warm-up");
+                }
+                eprintln!("{scene} {} on {threads} thread(s): {}", label(n), phases(&mut solver, 5));
+            });
+            group.throughput(Throughput::Elements(n as u64));
+            if n >= 1_000_000 {
+                group.sample_size(10).measurement_time(Duration::from_secs(20));
+            } else {
+                group.sample_size(20).measurement_time(Duration::from_secs(8));
+            }
+            let id = BenchmarkId::new(format!("{scene}/{threads}t"), label(n));
+            group.bench_function(id, |b| {
+                b.iter(|| pool.install(|| solver.step().expect("step")))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_step);
+criterion_main!(benches);

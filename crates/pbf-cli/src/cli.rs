@@ -1,0 +1,126 @@
+//! The command line, parsed by clap.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::formats::Format;
+use crate::render::Axis;
+
+/// The name of the environment variable that shortens the default scene's run.
+pub const DEFAULT_STEPS_VAR: &str = "PBF_DEFAULT_STEPS";
+
+/// `pbf`: Position Based Fluids from the command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "pbf",
+    version,
+    about = "Position Based Fluids: run scenes, write frames for ParaView, Houdini and Blender, draw pictures",
+    long_about = "Position Based Fluids (Macklin & Müller 2013) from the command line.\n\n\
+        With no arguments, runs the built-in 3D dam break for a few seconds, prints a summary \
+        and writes a picture of the last frame to pbf-out/last_frame.png.",
+    after_help = "Examples:\n  \
+        pbf                                   run the built-in dam break\n  \
+        pbf scenes                            list the built-in scenes\n  \
+        pbf init glass                        write glass.toml to edit\n  \
+        pbf run glass.toml --format vtk --every 2 --render --gif\n  \
+        pbf bench                             particle-iterations per second, 1 and all threads\n\n\
+        Environment: PBF_DEFAULT_STEPS=N runs the built-in default scene for N steps \
+        (when no --steps or --duration is given)."
+)]
+pub struct Cli {
+    /// What to do (default: run the built-in dam break).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a scene file (or the built-in dam break) and write frames and pictures.
+    Run(RunArgs),
+    /// List the built-in scenes.
+    Scenes,
+    /// Write a built-in scene as an editable TOML scene file.
+    Init(InitArgs),
+    /// Time the 3D dam break on one thread and on all of them.
+    Bench(BenchArgs),
+}
+
+/// `pbf run`.
+#[derive(Debug, Args, Default)]
+pub struct RunArgs {
+    /// The scene file (TOML); the built-in 3D dam break when left out.
+    pub scene: Option<PathBuf>,
+    /// Number of steps (overrides the scene's [run]).
+    #[arg(long, conflicts_with = "duration")]
+    pub steps: Option<u64>,
+    /// Simulated seconds, rounded up to whole steps (overrides the scene's [run]).
+    #[arg(long, value_parser = parse_duration)]
+    pub duration: Option<f64>,
+    /// Output directory for frames and pictures.
+    #[arg(long, short, default_value = "pbf-out")]
+    pub out: PathBuf,
+    /// Write a frame file every `--every` steps in this format (frame_00000.vtk, ...).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Steps between frames (default: the scene's [run] every, else 1).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub every: Option<u64>,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: Option<u32>,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Write a PNG of every frame (frame_00000.png, ...).
+    #[arg(long)]
+    pub render: bool,
+    /// Write an animated GIF of the frames (animation.gif).
+    #[arg(long)]
+    pub gif: bool,
+    /// The axis 3D scenes are viewed along in pictures.
+    #[arg(long, value_enum, default_value_t = Axis::Z)]
+    pub axis: Axis,
+    /// Picture width in pixels.
+    #[arg(long, default_value_t = 640, value_parser = clap::value_parser!(u32).range(16..=4096))]
+    pub width: u32,
+}
+
+/// `pbf init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The built-in scene (see `pbf scenes`).
+    pub name: String,
+    /// About this many particles (default 8000 in 3D, 2000 in 2D).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(8..=100_000_000))]
+    pub particles: Option<u64>,
+    /// The file to write (default NAME.toml).
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Overwrite the file if it exists.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `pbf bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// About this many particles.
+    #[arg(long, default_value_t = 50_000, value_parser = clap::value_parser!(u64).range(8..=100_000_000))]
+    pub particles: u64,
+    /// Timed steps per configuration.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+    pub steps: u64,
+}
+
+fn parse_duration(s: &str) -> Result<f64, String> {
+    let d: f64 = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if d.is_finite() && d >= 0.0 {
+        Ok(d)
+    } else {
+        Err(format!("`{s}` must be a finite number of seconds >= 0"))
+    }
+}

@@ -1,0 +1,345 @@
+//! The `pbf` command as a library: [`run`] takes the arguments `main` gets and returns
+//! what happened, so tests drive the command without a process.
+//!
+//! ```text
+//! pbf                                  run the built-in 3D dam break, print a summary,
+//!                                      write pbf-out/last_frame.png
+//! pbf run [SCENE.toml] [--steps N | --duration SECONDS] [--out DIR]
+//!         [--format vtk|bgeo|ply|csv] [--every K] [--threads T] [--quiet]
+//!         [--render] [--gif] [--axis x|y|z] [--width PX]
+//! pbf scenes                           list the built-in scenes
+//! pbf init NAME [--particles N] [-o FILE] [--force]
+//!                                      write a built-in scene as TOML
+//! pbf bench [--particles N] [--steps N]
+//! ```
+//!
+//! - Scenes are TOML files ([`scene`] documents the schema). A malformed scene is
+//!   reported with file, line, column and field, and nothing runs.
+//! - Frames go to `DIR/frame_00000.EXT` every `K` steps (frame 0 is the initial
+//!   state): legacy binary VTK, classic BGEO, binary PLY or CSV ([`formats`]).
+//! - `--render` writes `DIR/frame_00000.png` and so on, `--gif` `DIR/animation.gif`;
+//!   every run writes `DIR/last_frame.png`.
+//! - Progress goes to standard error: a bar on a terminal, plain lines otherwise.
+//! - `PBF_DEFAULT_STEPS=N` shortens the built-in default scene to `N` steps when
+//!   neither `--steps` nor `--duration` is given (the tests use it).
+//!
+//! # Example
+//! ```
+//! let dir = tempfile::tempdir().unwrap();
+//! let out = dir.path().to_str().unwrap();
+//! let outcome = pbf_cli::run(["pbf", "run", "--steps", "3", "--every", "1", "--format", "csv", "--out", out, "--quiet"])?;
+//! let summary = outcome.summary().unwrap();
+//! assert_eq!(summary.frames.len(), 4); // frames 0 to 3
+//! assert!(dir.path().join("frame_00003.csv").exists());
+//! # Ok::<(), pbf_cli::CliError>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod bench;
+mod builtin;
+mod cli;
+mod error;
+pub mod formats;
+mod frame;
+mod progress;
+mod render;
+pub mod scene;
+mod simulate;
+mod spans;
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use clap::error::ErrorKind;
+
+pub use bench::{BenchReport, BenchRun, bench};
+pub use builtin::{builtin_scene, default_particles, scene_to_toml};
+pub use cli::DEFAULT_STEPS_VAR;
+pub use error::{CliError, SceneError};
+pub use formats::{Format, frame_file_name};
+pub use frame::Frame;
+pub use progress::{Progress, ProgressMode};
+pub use render::{Axis, GifWriter, Renderer, save_png, speed_colour};
+pub use scene::{DEFAULT_SCENE, RunLength, Scene, SceneFile};
+pub use simulate::RunSummary;
+
+use cli::{BenchArgs, Cli, Command, InitArgs, RunArgs};
+use simulate::{RunPlan, shown, steps_for};
+
+/// What a successful command did.
+///
+/// ```
+/// let outcome = pbf_cli::run(["pbf", "--version"])?;
+/// assert!(matches!(outcome, pbf_cli::Outcome::Help));
+/// assert_eq!(outcome.exit_code(), std::process::ExitCode::SUCCESS);
+/// # Ok::<(), pbf_cli::CliError>(())
+/// ```
+#[derive(Debug)]
+pub enum Outcome {
+    /// A scene ran.
+    Ran(Box<RunSummary>),
+    /// The built-in scenes were listed.
+    Listed,
+    /// `pbf init` wrote this file.
+    Initialised(PathBuf),
+    /// The benchmark ran.
+    Benchmarked(BenchReport),
+    /// Help or version was printed.
+    Help,
+}
+
+impl Outcome {
+    /// The process exit code (success).
+    pub fn exit_code(&self) -> ExitCode {
+        ExitCode::SUCCESS
+    }
+
+    /// The run's summary, if a scene ran.
+    pub fn summary(&self) -> Option<&RunSummary> {
+        match self {
+            Outcome::Ran(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// Runs the command with `args` (the program name first, as in `std::env::args_os`),
+/// printing to standard output.
+///
+/// # Errors
+/// Every failure as a [`CliError`]; nothing panics on user input.
+///
+/// ```
+/// let err = pbf_cli::run(["pbf", "run", "no-such-file.toml"]).unwrap_err();
+/// assert!(err.to_string().contains("no-such-file.toml"));
+/// assert_eq!(err.exit_code(), 1);
+/// ```
+pub fn run<I, T>(args: I) -> Result<Outcome, CliError>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    run_with_output(args, &mut std::io::stdout().lock())
+}
+
+/// [`run`], printing to `out` instead of standard output (progress and errors are not
+/// printed here: progress goes to standard error, errors are returned).
+///
+/// # Errors
+/// As [`run`].
+///
+/// ```
+/// let mut out = Vec::new();
+/// pbf_cli::run_with_output(["pbf", "scenes"], &mut out)?;
+/// assert!(String::from_utf8(out).unwrap().contains("dam-break"));
+/// # Ok::<(), pbf_cli::CliError>(())
+/// ```
+pub fn run_with_output<I, T>(args: I, out: &mut dyn Write) -> Result<Outcome, CliError>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            let _ = write!(out, "{}", e.render());
+            return Ok(Outcome::Help);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    match cli.command {
+        None => run_scene(RunArgs::default_run(), out, true),
+        Some(Command::Run(args)) => run_scene(args, out, false),
+        Some(Command::Scenes) => list_scenes(out),
+        Some(Command::Init(args)) => init(args, out),
+        Some(Command::Bench(args)) => run_bench(args, out),
+    }
+}
+
+impl RunArgs {
+    /// The arguments of the no-argument run.
+    fn default_run() -> Self {
+        Self {
+            out: PathBuf::from("pbf-out"),
+            width: 640,
+            ..Default::default()
+        }
+    }
+}
+
+fn run_scene(args: RunArgs, out: &mut dyn Write, no_arguments: bool) -> Result<Outcome, CliError> {
+    let (scene, name) = match &args.scene {
+        Some(path) => (Scene::load(path)?, path.display().to_string()),
+        None => (
+            Scene::default_scene()?,
+            "dam break (built-in default)".to_owned(),
+        ),
+    };
+    let solver = scene.build()?;
+    let dt = simulate::time_step(&solver);
+    let from_env = || -> Result<Option<u64>, CliError> {
+        if args.scene.is_some() {
+            return Ok(None);
+        }
+        match std::env::var(DEFAULT_STEPS_VAR) {
+            Ok(v) => v
+                .trim()
+                .parse()
+                .map(Some)
+                .map_err(|_| CliError::InvalidArgument {
+                    flag: DEFAULT_STEPS_VAR,
+                    message: format!("`{v}` is not a number of steps"),
+                }),
+            Err(_) => Ok(None),
+        }
+    };
+    let steps = match (args.steps, args.duration) {
+        (Some(n), _) => n,
+        (None, Some(d)) => steps_for(d, dt),
+        (None, None) => match (from_env()?, scene.run_length()) {
+            (Some(n), _) => n,
+            (None, Some(RunLength::Steps(n))) => n,
+            (None, Some(RunLength::Duration(d))) => steps_for(d, dt),
+            // One simulated second for a scene that does not say.
+            (None, None) => steps_for(1.0, dt),
+        },
+    };
+    let plan = RunPlan {
+        scene: name,
+        solver,
+        steps,
+        every: args.every.or(scene.every()).unwrap_or(1).max(1),
+        out_dir: args.out.clone(),
+        format: args.format,
+        render: args.render,
+        gif: args.gif,
+        axis: args.axis,
+        width: args.width,
+        progress: ProgressMode::detect(args.quiet),
+    };
+    if !args.quiet {
+        let _ = writeln!(
+            out,
+            "pbf: {} ({}D, {} particles), {} steps of {:.4} s on {} threads",
+            plan.scene,
+            plan.solver.dimension(),
+            plan.solver.len(),
+            steps,
+            dt,
+            args.threads
+                .map_or(rayon::current_num_threads(), |t| t as usize),
+        );
+    }
+    let summary = match args.threads {
+        Some(t) => rayon::ThreadPoolBuilder::new()
+            .num_threads(t as usize)
+            .build()
+            .map_err(|e| CliError::InvalidArgument {
+                flag: "--threads",
+                message: e.to_string(),
+            })?
+            .install(|| simulate::execute(plan))?,
+        None => simulate::execute(plan)?,
+    };
+    if !args.quiet {
+        let _ = write!(out, "{}", summary.table());
+        if let (Some(first), Some(last)) = (summary.frames.first(), summary.frames.last()) {
+            let _ = writeln!(
+                out,
+                "frames: {} files, {} .. {}",
+                summary.frames.len(),
+                shown(first),
+                shown(last)
+            );
+        }
+        if let Some(last) = summary.renders.last() {
+            let _ = writeln!(
+                out,
+                "pictures: {} files, up to {}",
+                summary.renders.len(),
+                shown(last)
+            );
+        }
+        if let Some(gif) = &summary.gif {
+            let _ = writeln!(out, "animation: {}", shown(gif));
+        }
+        let _ = writeln!(
+            out,
+            "picture of the last frame: {}",
+            shown(&summary.picture)
+        );
+        if no_arguments {
+            let _ = writeln!(
+                out,
+                "next: `pbf scenes` lists the built-in scenes, `pbf init glass` writes one to edit, \
+                 `pbf run glass.toml --format vtk --gif` runs it (`pbf --help` for more)"
+            );
+        }
+    }
+    Ok(Outcome::Ran(Box::new(summary)))
+}
+
+fn list_scenes(out: &mut dyn Write) -> Result<Outcome, CliError> {
+    let _ = writeln!(out, "built-in scenes (`pbf init NAME` writes one as TOML):");
+    for s in pbf_core::scenes::SCENES {
+        let _ = writeln!(out, "  {:<18} {}D  {}", s.name, s.dimension, s.description);
+    }
+    let _ = writeln!(
+        out,
+        "the no-argument run uses the 3D dam-break (embedded default scene)"
+    );
+    Ok(Outcome::Listed)
+}
+
+fn init(args: InitArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
+    let info = pbf_core::scenes::SCENES
+        .iter()
+        .find(|s| s.name == args.name)
+        .ok_or_else(|| CliError::UnknownScene {
+            name: args.name.clone(),
+            known: builtin::scene_names(),
+        })?;
+    let particles = args
+        .particles
+        .map_or(default_particles(info.dimension), |n| {
+            usize::try_from(n).unwrap_or(usize::MAX)
+        });
+    let file = builtin_scene(info.name, particles, 3.0, 3)?;
+    let path = args
+        .output
+        .unwrap_or_else(|| PathBuf::from(format!("{}.toml", info.name)));
+    if path.exists() && !args.force {
+        return Err(CliError::Write {
+            path,
+            message: "the file exists (use --force to overwrite it)".into(),
+        });
+    }
+    let built = pbf_core::scenes::build(info.name, particles)?;
+    let title = format!(
+        "pbf scene `{}` ({}D, {} particles): {}.",
+        info.name,
+        info.dimension,
+        built.len(),
+        info.description
+    );
+    std::fs::write(&path, scene_to_toml(&file, &title)).map_err(|e| CliError::write(&path, e))?;
+    let _ = writeln!(
+        out,
+        "wrote {} ({} particles); run it with `pbf run {}`",
+        path.display(),
+        built.len(),
+        path.display()
+    );
+    Ok(Outcome::Initialised(path))
+}
+
+fn run_bench(args: BenchArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
+    let particles = usize::try_from(args.particles).unwrap_or(usize::MAX);
+    let report = bench(particles, args.steps)?;
+    let _ = write!(out, "{}", report.table());
+    Ok(Outcome::Benchmarked(report))
+}

@@ -1,0 +1,340 @@
+//! Scene files: `pbf init` round-trips every built-in scene, the embedded default is the
+//! library's dam break, and malformed scenes get positioned errors and run nothing.
+
+mod common;
+
+use common::{arg, assert_same, run};
+use pbf_cli::{CliError, Outcome, Scene, SceneError};
+use pbf_core::scenes;
+
+/// The particle count of each `init` round trip: small, so the steps are quick.
+const PARTICLES: usize = 600;
+
+#[test]
+fn init_writes_every_builtin_scene_so_that_it_builds_the_library_scene() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for info in scenes::SCENES {
+        let path = dir.path().join(format!("{}.toml", info.name));
+        let (result, printed) = run(&[
+            "init",
+            info.name,
+            "--particles",
+            &PARTICLES.to_string(),
+            "-o",
+            arg(&path),
+        ]);
+        match result {
+            Ok(Outcome::Initialised(p)) => assert_eq!(p, path),
+            other => panic!("{}: {other:?}", info.name),
+        }
+        assert!(printed.contains("pbf run"), "{printed}");
+        let scene = Scene::load(&path).expect("the written file loads");
+        let mut from_file = scene.build().expect("and builds");
+        let mut library = scenes::build(info.name, PARTICLES).expect("library scene");
+        assert_same(&from_file, &library, info.name);
+        for _ in 0..3 {
+            from_file.step().expect("step");
+            library.step().expect("step");
+        }
+        assert_same(
+            &from_file,
+            &library,
+            &format!("{} after 3 steps", info.name),
+        );
+    }
+}
+
+#[test]
+fn the_embedded_default_is_the_library_dam_break() {
+    let scene = Scene::default_scene().expect("the default scene parses");
+    let solver = scene.build().expect("the default scene builds");
+    let library = scenes::build("dam-break", solver.len()).expect("library scene");
+    assert_same(&solver, &library, "default");
+    // And it is exactly what `pbf init dam-break` writes, with its own [run].
+    let mut expected = pbf_cli::builtin_scene("dam-break", solver.len(), 0.0, 1).expect("builtin");
+    expected.run = scene.file.run.clone();
+    assert_eq!(
+        scene.file,
+        expected,
+        "scenes/default.toml is out of date with pbf-core's dam break: regenerate it with \
+         `pbf init dam-break --particles {} -o crates/pbf-cli/scenes/default.toml --force` \
+         and restore its header and [run] section",
+        solver.len()
+    );
+}
+
+#[test]
+fn init_does_not_overwrite_without_force_and_names_unknown_scenes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("s.toml");
+    std::fs::write(&path, "keep me").expect("write");
+    let (result, _) = run(&["init", "glass-2d", "-o", arg(&path)]);
+    let err = result.expect_err("refuses");
+    assert!(err.to_string().contains("--force"), "{err}");
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), "keep me");
+    let (result, _) = run(&["init", "glass-2d", "-o", arg(&path), "--force"]);
+    assert!(result.is_ok());
+    let (result, _) = run(&["init", "teapot"]);
+    match result {
+        Err(CliError::UnknownScene { name, known }) => {
+            assert_eq!(name, "teapot");
+            assert!(known.contains("dam-break") && known.contains("glass"));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn scenes_lists_every_builtin_scene() {
+    let (result, printed) = run(&["scenes"]);
+    assert!(matches!(result, Ok(Outcome::Listed)));
+    for info in scenes::SCENES {
+        assert!(printed.contains(info.name), "{printed}");
+    }
+}
+
+/// A small valid 3D scene; tests corrupt one line of it.
+const GOOD: &str = r#"dimension = 3
+
+[solver]
+spacing = 0.1
+time_step = 0.01
+
+[domain]
+lo = [0.0, 0.0, 0.0]
+hi = [1.0, 1.0, 1.0]
+
+[[collider]]
+shape = "sphere"
+center = [0.5, 0.2, 0.5]
+radius = 0.1
+
+[[block]]
+lo = [0.0, 0.5, 0.0]
+hi = [0.4, 0.9, 0.4]
+
+[run]
+steps = 2
+"#;
+
+/// Parses `text` (written to a file) and returns the scene error.
+fn scene_error(text: &str) -> SceneError {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("bad.toml");
+    std::fs::write(&path, text).expect("write");
+    let out = dir.path().join("out");
+    let (result, _) = run(&["run", arg(&path), "--out", arg(&out), "--quiet"]);
+    assert!(
+        !out.exists(),
+        "nothing may run (or be written) for a bad scene"
+    );
+    match result {
+        Err(CliError::Scene(e)) => {
+            assert_eq!(e.path, path);
+            e
+        }
+        other => panic!("expected a scene error, got {other:?}"),
+    }
+}
+
+/// 1-based line and column of the first occurrence of `needle` in `text`.
+fn position(text: &str, needle: &str) -> (usize, usize) {
+    let offset = text.find(needle).expect("needle in text");
+    let before = &text[..offset];
+    (
+        before.matches('\n').count() + 1,
+        offset - before.rfind('\n').map_or(0, |i| i + 1) + 1,
+    )
+}
+
+#[test]
+fn the_good_scene_runs() {
+    let scene = Scene::parse(GOOD, "good.toml").expect("parses");
+    assert_eq!(scene.build().expect("builds").len(), 64);
+}
+
+#[test]
+fn a_syntax_error_has_line_and_column() {
+    let text = GOOD.replace("time_step = 0.01", "time_step = = 0.01");
+    let e = scene_error(&text);
+    assert_eq!(e.line, position(&text, "time_step").0);
+    assert!(e.column > 1, "{e}");
+    assert!(
+        e.to_string()
+            .starts_with(&format!("{}:{}:", e.path.display(), e.line)),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_unknown_field_is_named_with_its_position() {
+    let text = GOOD.replace("time_step = 0.01", "time_step = 0.01\ntimestep = 0.02");
+    let e = scene_error(&text);
+    assert_eq!((e.line, e.column), position(&text, "timestep ="));
+    assert_eq!(e.field.as_deref(), Some("solver.timestep"));
+    assert!(e.message.contains("unknown field `timestep`"), "{e}");
+}
+
+#[test]
+fn a_negative_radius_is_named_with_its_position() {
+    let text = GOOD.replace("radius = 0.1", "radius = -0.1");
+    let e = scene_error(&text);
+    assert_eq!((e.line, e.column), position(&text, "radius = -0.1"));
+    assert_eq!(e.field.as_deref(), Some("collider[0].radius"));
+    assert!(
+        e.message.contains("-0.1") && e.message.contains("must be > 0"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_wrong_type_is_named() {
+    let text = GOOD.replace("spacing = 0.1", "spacing = \"fine\"");
+    let e = scene_error(&text);
+    assert_eq!(e.line, position(&text, "spacing").0);
+    assert_eq!(e.field.as_deref(), Some("solver.spacing"));
+}
+
+#[test]
+fn a_missing_field_is_named() {
+    let text = GOOD.replace("spacing = 0.1\n", "");
+    let e = scene_error(&text);
+    assert!(e.message.contains("missing field `spacing`"), "{e}");
+}
+
+#[test]
+fn array_lengths_must_match_the_dimension() {
+    let text = GOOD.replace("hi = [1.0, 1.0, 1.0]", "hi = [1.0, 1.0]");
+    let e = scene_error(&text);
+    assert_eq!(e.field.as_deref(), Some("domain.hi"));
+    assert_eq!(e.line, position(&text, "hi = [1.0, 1.0]").0);
+    assert!(e.message.contains("has 2 entries, expected 3"), "{e}");
+}
+
+#[test]
+fn solver_parameters_are_mapped_back_to_their_keys() {
+    let text = GOOD.replace("time_step = 0.01", "time_step = -0.01");
+    let e = scene_error(&text);
+    assert_eq!(e.field.as_deref(), Some("solver.time_step"));
+    assert_eq!((e.line, e.column), position(&text, "time_step"));
+    let text = GOOD.replace(
+        "time_step = 0.01",
+        "adaptive = { max_density_error_percent = 1.0, min = 5, max = 2 }",
+    );
+    let e = scene_error(&text);
+    assert_eq!(e.field.as_deref(), Some("solver.adaptive.max"));
+    let text = GOOD.replace(
+        "time_step = 0.01",
+        "iterations = 3\nadaptive = { max_density_error_percent = 1.0, min = 1, max = 2 }",
+    );
+    let e = scene_error(&text);
+    assert_eq!(e.field.as_deref(), Some("solver.adaptive"));
+}
+
+#[test]
+fn shapes_take_their_own_fields() {
+    let text = GOOD.replace("radius = 0.1", "radius = 0.1\nheight = 0.3");
+    let e = scene_error(&text);
+    assert_eq!(e.field.as_deref(), Some("collider[0].height"));
+    let text = GOOD.replace("center = [0.5, 0.2, 0.5]\n", "");
+    let e = scene_error(&text);
+    assert_eq!(e.field.as_deref(), Some("collider[0]"));
+    assert!(e.message.contains("needs `center`"), "{e}");
+    let text = GOOD.replace("shape = \"sphere\"", "shape = \"torus\"");
+    let e = scene_error(&text);
+    assert_eq!(e.field.as_deref(), Some("collider[0].shape"));
+}
+
+#[test]
+fn a_block_outside_the_domain_is_named() {
+    let text = GOOD.replace("hi = [0.4, 0.9, 0.4]", "hi = [0.4, 1.9, 0.4]");
+    let e = scene_error(&text);
+    assert_eq!(e.field.as_deref(), Some("block[0]"));
+    assert_eq!(e.line, position(&text, "[[block]]").0);
+    let text = GOOD.replace("hi = [0.4, 0.9, 0.4]", "hi = [0.4, 0.3, 0.4]");
+    let e = scene_error(&text);
+    assert_eq!(e.field.as_deref(), Some("block[0].hi"));
+    assert!(e.message.contains("hi - lo = -0.2 is invalid"), "{e}");
+}
+
+#[test]
+fn emitter_errors_are_named() {
+    let emitter = "\n[[emitter]]\norigin = [0.5, 0.8, 0.5]\ndirection = [0.0, -1.0, 0.0]\nspeed = 1.0\nradius = 0.1\nstop = 1.0\n";
+    let good = GOOD.replace("\n[run]", &format!("{emitter}\n[run]"));
+    assert!(
+        Scene::parse(&good, "e.toml")
+            .expect("parses")
+            .build()
+            .is_ok()
+    );
+    let text = good.replace(
+        "direction = [0.0, -1.0, 0.0]",
+        "direction = [0.0, 0.0, 0.0]",
+    );
+    let e = scene_error(&text);
+    assert_eq!(e.field.as_deref(), Some("emitter[0].direction"));
+    assert_eq!(e.line, position(&text, "direction").0);
+    let text = good.replace("stop = 1.0", "start = 2.0\nstop = 1.0");
+    assert_eq!(scene_error(&text).field.as_deref(), Some("emitter[0].stop"));
+}
+
+#[test]
+fn a_missing_file_names_the_path() {
+    let (result, _) = run(&["run", "there/is/no/such/scene.toml"]);
+    let err = result.expect_err("fails");
+    assert!(matches!(err, CliError::Read { .. }));
+    assert!(
+        err.to_string().contains("there/is/no/such/scene.toml"),
+        "{err}"
+    );
+}
+
+/// The binary itself: each bad input exits non-zero with `error: ...` on stderr.
+#[test]
+fn the_binary_reports_errors_with_a_non_zero_exit() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).expect("write");
+        p
+    };
+    let malformed = write("malformed.toml", &GOOD.replace("[domain]", "[domain"));
+    let unknown = write(
+        "unknown.toml",
+        &GOOD.replace("radius = 0.1", "radius = 0.1\ncolour = \"red\""),
+    );
+    let negative = write(
+        "negative.toml",
+        &GOOD.replace("radius = 0.1", "radius = -1.0"),
+    );
+    let missing = dir.path().join("missing.toml");
+    let cases = [
+        (malformed, "malformed.toml:"),
+        (unknown, "`collider[0].colour`"),
+        (negative, "`collider[0].radius`: -1 is invalid"),
+        (missing.clone(), "cannot read"),
+    ];
+    for (path, expected) in cases {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_pbf"))
+            .args([
+                "run",
+                arg(&path),
+                "--quiet",
+                "--out",
+                arg(&dir.path().join("out")),
+            ])
+            .output()
+            .expect("the binary runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{}: {stderr}",
+            path.display()
+        );
+        assert!(stderr.starts_with("error: "), "{stderr}");
+        assert!(stderr.contains(expected), "{}: {stderr}", path.display());
+        assert!(stderr.contains(arg(&path)), "{stderr}");
+        assert!(!dir.path().join("out").exists());
+    }
+}
