@@ -1,6 +1,7 @@
 //! The density constraint (Macklin & Müller 2013, eqs. 1-14): the lambda pass and the
 //! position-delta pass of each solver iteration.
 
+use crate::boundary::Boundary;
 use crate::collide::{Collider, Domain};
 use crate::lanes::{Lane, norm2};
 use crate::neighbourhood::Neighbourhood;
@@ -15,10 +16,13 @@ pub(crate) struct Constraint<'a, const D: usize> {
     pub(crate) rest_density: f32,
     pub(crate) epsilon: f32,
     pub(crate) unilateral: bool,
+    /// The walls, which add density and constraint gradient near them.
+    pub(crate) boundary: Boundary<'a, D>,
 }
 
 impl<const D: usize> Constraint<'_, D> {
-    /// For every particle: the density `rho_i = m sum_j W_ij` (j = i included), the
+    /// For every particle: the density `rho_i = m sum_j W_ij + rho0 Phi(walls)` (j = i
+    /// included; see [`crate::boundary`] for the walls' share), the
     /// multiplier `lambda_i = -C_i / (sum_k |grad_k C_i|^2 + eps)` with
     /// `C_i = rho_i / rho0 - 1` (clamped at 0 when unilateral), and the number of
     /// particles within h (itself included).
@@ -48,14 +52,15 @@ impl<const D: usize> Constraint<'_, D> {
                     grad_sq += norm2(g);
                     within += L::indicator(r2, h2);
                 });
-                let rho = self.mass * w_sum.sum();
+                let p: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
+                let (wall_share, wall_grad) = self.boundary.density_and_gradient(p);
+                let rho = self.mass * w_sum.sum() + self.rest_density * wall_share;
                 let mut c = rho / self.rest_density - 1.0;
                 if self.unilateral {
                     c = c.max(0.0);
                 }
-                let grad_i: [f32; D] = core::array::from_fn(|a| grad_sum[a].sum());
-                let grad_i2 = pbf_kernels::norm2(grad_i);
-                let denominator = scale * scale * (grad_i2 + grad_sq.sum()) + self.epsilon;
+                let grad_i: [f32; D] = core::array::from_fn(|a| scale * grad_sum[a].sum() + wall_grad[a]);
+                let denominator = pbf_kernels::norm2(grad_i) + scale * scale * grad_sq.sum() + self.epsilon;
                 density[k] = rho;
                 lambda[k] = -c / denominator;
                 count[k] = within.sum();
@@ -93,7 +98,10 @@ impl<const D: usize> Constraint<'_, D> {
                         dp[a] += term[a];
                     }
                 });
-                let mut p: [f32; D] = core::array::from_fn(|a| nb.positions[a][i] + scale * dp[a].sum());
+                let x: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
+                let (_, wall_grad) = self.boundary.density_and_gradient(x);
+                let mut p: [f32; D] =
+                    core::array::from_fn(|a| x[a] + scale * dp[a].sum() + lambda[i] * wall_grad[a]);
                 for c in colliders {
                     c.project(&mut p, margin);
                 }

@@ -40,6 +40,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod boundary;
 mod collide;
 mod constraint;
 mod diagnostics;

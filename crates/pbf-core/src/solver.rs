@@ -1,5 +1,6 @@
 //! The [`Solver`]: particles, boundaries and the step of DESIGN.md §2.
 
+use crate::boundary::{Boundary, WallTables};
 use crate::collide::{Collider, Domain, respond};
 use crate::constraint::Constraint;
 use crate::diagnostics::{PhaseTimes, StepDiagnostics};
@@ -76,6 +77,7 @@ pub struct Solver<const D: usize> {
     params: Params<D>,
     kernel: Kernel<D>,
     tensile: TensileCorrection,
+    walls: WallTables,
     domain: Domain<D>,
     colliders: Vec<Collider<D>>,
     emitters: Vec<Emitter<D>>,
@@ -135,10 +137,12 @@ impl<const D: usize> Solver<D> {
                 });
             }
         }
+        let walls = WallTables::new(&kernel);
         Ok(Self {
             params,
             kernel,
             tensile,
+            walls,
             domain,
             colliders: Vec::new(),
             emitters: Vec::new(),
@@ -498,6 +502,7 @@ impl<const D: usize> Solver<D> {
             rest_density: self.params.rest_density(),
             epsilon: self.params.cfm_epsilon(),
             unilateral: self.params.unilateral(),
+            boundary: Boundary { domain: &self.domain, colliders: &self.colliders, tables: &self.walls },
         };
         let (min_iterations, max_iterations, target) = match self.params.iterations() {
             Iterations::Fixed(k) => (k, k, None),
@@ -876,6 +881,8 @@ impl<const D: usize> Solver<D> {
         for a in 0..D {
             sorted[a] = permutation.iter().map(|&i| self.positions[a][i as usize]).collect();
         }
+        // An unbounded domain and no colliders: nothing but the constraint moves.
+        let free = Domain::new([f32::MIN; D], [f32::MAX; D])?;
         let constraint = Constraint {
             kernel: &self.kernel,
             tensile: &self.tensile,
@@ -883,6 +890,7 @@ impl<const D: usize> Solver<D> {
             rest_density: self.params.rest_density(),
             epsilon: self.params.cfm_epsilon(),
             unilateral: self.params.unilateral(),
+            boundary: Boundary { domain: &free, colliders: &[], tables: &self.walls },
         };
         let nb = Neighbourhood {
             grid: &self.grid,
@@ -890,8 +898,6 @@ impl<const D: usize> Solver<D> {
         };
         let (mut density, mut lambda, mut count) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
         let mut next: [Vec<f32>; D] = core::array::from_fn(|_| vec![0.0; n]);
-        // An unbounded domain and no colliders: nothing but the constraint moves.
-        let free = Domain::new([f32::MIN; D], [f32::MAX; D])?;
         match self.params.backend() {
             Backend::Lanes => {
                 constraint.lambda_pass::<f32x8>(&nb, &mut density, &mut lambda, &mut count);
