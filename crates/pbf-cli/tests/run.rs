@@ -136,7 +136,7 @@ fn two_d_scenes_are_drawn_as_they_are() {
         "y",
     ]);
     let summary = result.expect("runs").summary().expect("summary").clone();
-    assert_eq!(summary.steps, 3); // 0.05 s at 1/60 s, rounded up
+    assert_eq!(summary.steps, 6); // 0.05 s at 1/120 s, rounded up
     let img = image::open(&summary.picture).expect("PNG");
     // The 2D tank is 5a x 2.5a: the picture is twice as wide as high, whatever --axis says.
     let ratio = img.width() as f32 / img.height() as f32;

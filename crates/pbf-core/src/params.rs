@@ -81,7 +81,7 @@ impl<const D: usize> Params<D> {
     /// |---|---|---|
     /// | `kernel_radius_rel` | 2 (h = 2 s) | common PBF practice |
     /// | `rest_density` | 1000 | water, kg/m^3 |
-    /// | `time_step` | 1/60 s | the paper's frame step |
+    /// | `time_step` | 1/120 s | two substeps of a 60 Hz frame: at 1/60 s, 4 Jacobi iterations leave columns taller than about 30 particles badly compressed (measured: 100k-particle dam break, worst average density error 15% at 1/60 s, 2.7% at 1/120 s) |
     /// | `iterations` | `Fixed(4)` | the paper uses 2 to 6 |
     /// | `gravity` | 9.81 down the second axis (y) | |
     /// | `cfm_rel` | 0.1 (eps = 0.1/h^2) | constraint-force mixing, paper eq. 11 |
@@ -106,7 +106,7 @@ impl<const D: usize> Params<D> {
                 spacing,
                 kernel_radius_rel: 2.0,
                 rest_density: 1000.0,
-                time_step: 1.0 / 60.0,
+                time_step: 1.0 / 120.0,
                 iterations: Iterations::Fixed(4),
                 gravity,
                 cfm_rel: 0.1,
@@ -174,7 +174,7 @@ impl<const D: usize> Params<D> {
     /// Time step in seconds.
     ///
     /// ```
-    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.time_step(), 1.0 / 60.0);
+    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.time_step(), 1.0 / 120.0);
     /// # Ok::<(), pbf_core::CoreError>(())
     /// ```
     pub fn time_step(&self) -> f32 {
@@ -322,7 +322,7 @@ impl<const D: usize> ParamsBuilder<D> {
         rest_density: f32
     );
     setter!(
-        /// Time step in seconds (> 0 and finite, default 1/60).
+        /// Time step in seconds (> 0 and finite, default 1/120).
         time_step: f32
     );
     setter!(
