@@ -13,7 +13,11 @@ fn main() -> Result<(), pbf_core::CoreError> {
     let steps: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(60);
     let scene = args.next().unwrap_or_else(|| "dam-break".to_string());
     let mut solver = pbf_core::scenes::build(&scene, particles)?;
-    println!("{scene}: {} particles, SIMD backend {}", solver.len(), pbf_kernels::simd_backend());
+    println!(
+        "{scene}: {} particles, SIMD backend {}",
+        solver.len(),
+        pbf_kernels::simd_backend()
+    );
     let mut phases = [Duration::ZERO; 4];
     let mut iterations = 0u64;
     for step in 1..=steps {

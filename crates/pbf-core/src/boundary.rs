@@ -38,7 +38,11 @@ impl WallTables {
                 .map(|k| {
                     let t = (k as f64 + 0.5) * dt;
                     let r = (z * z + t * t).sqrt();
-                    if D == 3 { 2.0 * core::f64::consts::PI * f(r) * t * dt } else { 2.0 * f(r) * dt }
+                    if D == 3 {
+                        2.0 * core::f64::consts::PI * f(r) * t * dt
+                    } else {
+                        2.0 * f(r) * dt
+                    }
                 })
                 .sum()
         };
@@ -56,7 +60,11 @@ impl WallTables {
             density[k] = phi as f32;
             gradient[k] = plane(&spiky, z) as f32;
         }
-        Self { h: kernel.h(), density, gradient }
+        Self {
+            h: kernel.h(),
+            density,
+            gradient,
+        }
     }
 
     /// `(Phi(d), A(d))`, linearly interpolated; `d <= 0` reads the wall's surface,
@@ -148,6 +156,9 @@ mod tests {
         let share: f64 = (0..steps)
             .map(|k| f64::from(t.at((k as f32 + 0.5) / steps as f32).1) / steps as f64)
             .sum();
-        assert!((share - 0.5).abs() < 0.01, "spiky share behind the wall {share}");
+        assert!(
+            (share - 0.5).abs() < 0.01,
+            "spiky share behind the wall {share}"
+        );
     }
 }

@@ -303,7 +303,8 @@ impl<const D: usize> Shape<D> {
                 } else {
                     rel_y.abs() - 0.5 * height
                 };
-                let (dist, n2) = box_distance([q_r, q_y], [1.0, if rel_y < 0.0 { -1.0 } else { 1.0 }]);
+                let (dist, n2) =
+                    box_distance([q_r, q_y], [1.0, if rel_y < 0.0 { -1.0 } else { 1.0 }]);
                 let mut n = unit_or_up(radial, rho).map(|c| c * n2[0]);
                 n[1] = n2[1];
                 if D == 2 {
@@ -558,8 +559,8 @@ impl<const D: usize> Collider<D> {
                 let half = 0.5 * wall_thickness;
                 let s = if d < 0.0 { -1.0 } else { 1.0 };
                 let shell = (d.abs() - half, n.map(|c| c * s));
-                let cut_bowl = open_top
-                    && matches!(self.shape, Shape::Sphere { .. } | Shape::Capsule { .. });
+                let cut_bowl =
+                    open_top && matches!(self.shape, Shape::Sphere { .. } | Shape::Capsule { .. });
                 if cut_bowl {
                     let above = p[1] - self.shape.top();
                     if above > shell.0 {
@@ -617,7 +618,12 @@ impl<const D: usize> Collider<D> {
 /// Applies restitution and friction to a velocity in contact with a surface of
 /// outward normal `n`.
 #[inline]
-pub(crate) fn respond<const D: usize>(v: &mut [f32; D], n: [f32; D], friction: f32, restitution: f32) {
+pub(crate) fn respond<const D: usize>(
+    v: &mut [f32; D],
+    n: [f32; D],
+    friction: f32,
+    restitution: f32,
+) {
     let vn = dot(*v, n);
     if vn >= 0.0 {
         return;
@@ -674,17 +680,42 @@ mod tests {
     #[test]
     fn normals_are_the_gradient_of_the_distance() {
         let shapes: Vec<Shape<3>> = vec![
-            Shape::Plane { point: [0.0, 0.1, 0.0], normal: [0.0, 2.0, 0.0] },
-            Shape::Box { center: [0.0; 3], half_extents: [0.5, 0.3, 0.4] },
-            Shape::Sphere { center: [0.1, 0.0, 0.0], radius: 0.4 },
-            Shape::Capsule { a: [0.0; 3], b: [0.5, 0.2, 0.0], radius: 0.2 },
-            Shape::Cylinder { base: [0.0; 3], radius: 0.4, height: 0.6 },
+            Shape::Plane {
+                point: [0.0, 0.1, 0.0],
+                normal: [0.0, 2.0, 0.0],
+            },
+            Shape::Box {
+                center: [0.0; 3],
+                half_extents: [0.5, 0.3, 0.4],
+            },
+            Shape::Sphere {
+                center: [0.1, 0.0, 0.0],
+                radius: 0.4,
+            },
+            Shape::Capsule {
+                a: [0.0; 3],
+                b: [0.5, 0.2, 0.0],
+                radius: 0.2,
+            },
+            Shape::Cylinder {
+                base: [0.0; 3],
+                radius: 0.4,
+                height: 0.6,
+            },
         ];
-        let points = [[0.9, 0.35, 0.1], [0.05, 0.1, 0.02], [-0.7, -0.2, 0.3], [0.2, 0.8, -0.1]];
+        let points = [
+            [0.9, 0.35, 0.1],
+            [0.05, 0.1, 0.02],
+            [-0.7, -0.2, 0.3],
+            [0.2, 0.8, -0.1],
+        ];
         for shape in shapes {
             for kind in [
                 ColliderKind::Solid,
-                ColliderKind::Container { wall_thickness: 0.1, open_top: false },
+                ColliderKind::Container {
+                    wall_thickness: 0.1,
+                    open_top: false,
+                },
             ] {
                 if matches!(shape, Shape::Plane { .. }) && kind != ColliderKind::Solid {
                     continue;
@@ -694,7 +725,10 @@ mod tests {
                     let (_, n) = c.distance_and_normal(p);
                     let g = numeric_normal(&c, p);
                     for k in 0..3 {
-                        assert!((n[k] - g[k]).abs() < 2e-2, "{shape:?} {kind:?} at {p:?}: {n:?} vs {g:?}");
+                        assert!(
+                            (n[k] - g[k]).abs() < 2e-2,
+                            "{shape:?} {kind:?} at {p:?}: {n:?} vs {g:?}"
+                        );
                     }
                 }
             }
@@ -703,8 +737,14 @@ mod tests {
 
     #[test]
     fn projection_moves_points_out_to_the_margin() {
-        let c = Collider::new(Shape::Box { center: [0.0, 0.0], half_extents: [1.0, 1.0] }, ColliderKind::Solid)
-            .unwrap();
+        let c = Collider::new(
+            Shape::Box {
+                center: [0.0, 0.0],
+                half_extents: [1.0, 1.0],
+            },
+            ColliderKind::Solid,
+        )
+        .unwrap();
         let mut p = [0.2, 0.9];
         assert!(c.project(&mut p, 0.05));
         assert!((p[1] - 1.05).abs() < 1e-6 && p[0] == 0.2);
@@ -714,8 +754,15 @@ mod tests {
     #[test]
     fn open_glass_is_free_inside_and_above() {
         let glass = Collider::new(
-            Shape::Cylinder { base: [0.0, 0.0, 0.0], radius: 0.5, height: 1.0 },
-            ColliderKind::Container { wall_thickness: 0.1, open_top: true },
+            Shape::Cylinder {
+                base: [0.0, 0.0, 0.0],
+                radius: 0.5,
+                height: 1.0,
+            },
+            ColliderKind::Container {
+                wall_thickness: 0.1,
+                open_top: true,
+            },
         )
         .unwrap();
         for y in [0.1, 0.5, 0.95, 1.0, 1.2] {
@@ -725,14 +772,27 @@ mod tests {
         assert!(glass.distance([0.0, 0.0, 0.0]) < 0.0); // bottom
         assert!(glass.distance([0.0, -0.2, 0.0]) > 0.0); // below
         let closed = Collider::new(
-            Shape::Cylinder { base: [0.0, 0.0, 0.0], radius: 0.5, height: 1.0 },
-            ColliderKind::Container { wall_thickness: 0.1, open_top: false },
+            Shape::Cylinder {
+                base: [0.0, 0.0, 0.0],
+                radius: 0.5,
+                height: 1.0,
+            },
+            ColliderKind::Container {
+                wall_thickness: 0.1,
+                open_top: false,
+            },
         )
         .unwrap();
         assert!(closed.distance([0.0, 1.0, 0.0]) < 0.0); // lid
         let bowl = Collider::new(
-            Shape::Sphere { center: [0.0, 0.0], radius: 1.0 },
-            ColliderKind::Container { wall_thickness: 0.1, open_top: true },
+            Shape::Sphere {
+                center: [0.0, 0.0],
+                radius: 1.0,
+            },
+            ColliderKind::Container {
+                wall_thickness: 0.1,
+                open_top: true,
+            },
         )
         .unwrap();
         assert!(bowl.distance([0.0, -1.0]) < 0.0);
@@ -742,17 +802,68 @@ mod tests {
     #[test]
     fn degenerate_colliders_are_rejected() {
         let bad = |s: Shape<3>| Collider::new(s, ColliderKind::Solid).is_err();
-        assert!(bad(Shape::Plane { point: [0.0; 3], normal: [0.0; 3] }));
-        assert!(bad(Shape::Box { center: [0.0; 3], half_extents: [1.0, 0.0, 1.0] }));
-        assert!(bad(Shape::Sphere { center: [f32::NAN, 0.0, 0.0], radius: 1.0 }));
-        assert!(bad(Shape::Capsule { a: [0.0; 3], b: [1.0; 3], radius: f32::INFINITY }));
-        assert!(bad(Shape::Cylinder { base: [0.0; 3], radius: 1.0, height: -1.0 }));
-        let s = Shape::Sphere { center: [0.0; 3], radius: 1.0 };
-        assert!(Collider::new(s, ColliderKind::Container { wall_thickness: 0.0, open_top: false }).is_err());
-        assert!(Collider::new(s, ColliderKind::Solid).unwrap().with_response(-1.0, 0.0).is_err());
-        assert!(Collider::new(s, ColliderKind::Solid).unwrap().with_response(0.0, 1.5).is_err());
-        let plane = Shape::Plane { point: [0.0; 3], normal: [0.0, 1.0, 0.0] };
-        assert!(Collider::new(plane, ColliderKind::Container { wall_thickness: 1.0, open_top: true }).is_err());
+        assert!(bad(Shape::Plane {
+            point: [0.0; 3],
+            normal: [0.0; 3]
+        }));
+        assert!(bad(Shape::Box {
+            center: [0.0; 3],
+            half_extents: [1.0, 0.0, 1.0]
+        }));
+        assert!(bad(Shape::Sphere {
+            center: [f32::NAN, 0.0, 0.0],
+            radius: 1.0
+        }));
+        assert!(bad(Shape::Capsule {
+            a: [0.0; 3],
+            b: [1.0; 3],
+            radius: f32::INFINITY
+        }));
+        assert!(bad(Shape::Cylinder {
+            base: [0.0; 3],
+            radius: 1.0,
+            height: -1.0
+        }));
+        let s = Shape::Sphere {
+            center: [0.0; 3],
+            radius: 1.0,
+        };
+        assert!(
+            Collider::new(
+                s,
+                ColliderKind::Container {
+                    wall_thickness: 0.0,
+                    open_top: false
+                }
+            )
+            .is_err()
+        );
+        assert!(
+            Collider::new(s, ColliderKind::Solid)
+                .unwrap()
+                .with_response(-1.0, 0.0)
+                .is_err()
+        );
+        assert!(
+            Collider::new(s, ColliderKind::Solid)
+                .unwrap()
+                .with_response(0.0, 1.5)
+                .is_err()
+        );
+        let plane = Shape::Plane {
+            point: [0.0; 3],
+            normal: [0.0, 1.0, 0.0],
+        };
+        assert!(
+            Collider::new(
+                plane,
+                ColliderKind::Container {
+                    wall_thickness: 1.0,
+                    open_top: true
+                }
+            )
+            .is_err()
+        );
     }
 
     #[test]

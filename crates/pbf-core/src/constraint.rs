@@ -35,37 +35,42 @@ impl<const D: usize> Constraint<'_, D> {
     ) {
         let (kernel, h2) = (self.kernel, self.kernel.h2());
         let scale = self.mass / self.rest_density;
-        for_each_chunk([density, lambda, count], &|start, [density, lambda, count]| {
-            for k in 0..density.len() {
-                let i = start + k;
-                let mut w_sum = L::splat(0.0);
-                let mut grad_sum = [L::splat(0.0); D];
-                let mut grad_sq = L::splat(0.0);
-                let mut within = L::splat(0.0);
-                nb.for_each_block::<L>(i, kernel.h2(), |_, x, r2| {
-                    w_sum += L::poly6(kernel, r2);
-                    let factor = L::gradient_factor(kernel, r2);
-                    let g: [L; D] = core::array::from_fn(|a| factor * x[a]);
-                    for a in 0..D {
-                        grad_sum[a] += g[a];
+        for_each_chunk(
+            [density, lambda, count],
+            &|start, [density, lambda, count]| {
+                for k in 0..density.len() {
+                    let i = start + k;
+                    let mut w_sum = L::splat(0.0);
+                    let mut grad_sum = [L::splat(0.0); D];
+                    let mut grad_sq = L::splat(0.0);
+                    let mut within = L::splat(0.0);
+                    nb.for_each_block::<L>(i, kernel.h2(), |_, x, r2| {
+                        w_sum += L::poly6(kernel, r2);
+                        let factor = L::gradient_factor(kernel, r2);
+                        let g: [L; D] = core::array::from_fn(|a| factor * x[a]);
+                        for a in 0..D {
+                            grad_sum[a] += g[a];
+                        }
+                        grad_sq += norm2(g);
+                        within += L::indicator(r2, h2);
+                    });
+                    let p: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
+                    let (wall_share, wall_grad) = self.boundary.density_and_gradient(p);
+                    let rho = self.mass * w_sum.sum() + self.rest_density * wall_share;
+                    let mut c = rho / self.rest_density - 1.0;
+                    if self.unilateral {
+                        c = c.max(0.0);
                     }
-                    grad_sq += norm2(g);
-                    within += L::indicator(r2, h2);
-                });
-                let p: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
-                let (wall_share, wall_grad) = self.boundary.density_and_gradient(p);
-                let rho = self.mass * w_sum.sum() + self.rest_density * wall_share;
-                let mut c = rho / self.rest_density - 1.0;
-                if self.unilateral {
-                    c = c.max(0.0);
+                    let grad_i: [f32; D] =
+                        core::array::from_fn(|a| scale * grad_sum[a].sum() + wall_grad[a]);
+                    let denominator =
+                        pbf_kernels::norm2(grad_i) + scale * scale * grad_sq.sum() + self.epsilon;
+                    density[k] = rho;
+                    lambda[k] = -c / denominator;
+                    count[k] = within.sum();
                 }
-                let grad_i: [f32; D] = core::array::from_fn(|a| scale * grad_sum[a].sum() + wall_grad[a]);
-                let denominator = pbf_kernels::norm2(grad_i) + scale * scale * grad_sq.sum() + self.epsilon;
-                density[k] = rho;
-                lambda[k] = -c / denominator;
-                count[k] = within.sum();
-            }
-        });
+            },
+        );
     }
 
     /// For every particle: `p_next = p + dp` with

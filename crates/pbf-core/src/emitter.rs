@@ -152,7 +152,13 @@ impl<const D: usize> Emitter<D> {
 
     /// Advances the emitter over the step from `time` to `time + dt` and appends the
     /// layers that leave the nozzle to `out` (position, velocity).
-    pub(crate) fn emit(&mut self, time: f32, dt: f32, spacing: f32, out: &mut Vec<([f32; D], [f32; D])>) {
+    pub(crate) fn emit(
+        &mut self,
+        time: f32,
+        dt: f32,
+        spacing: f32,
+        out: &mut Vec<([f32; D], [f32; D])>,
+    ) {
         if time + dt <= self.start || time >= self.stop {
             return;
         }
@@ -167,7 +173,9 @@ impl<const D: usize> Emitter<D> {
             self.travelled -= spacing;
             let ahead = self.travelled;
             for offset in &self.layer {
-                let p = core::array::from_fn(|k| self.origin[k] + offset[k] + ahead * self.direction[k]);
+                let p = core::array::from_fn(|k| {
+                    self.origin[k] + offset[k] + ahead * self.direction[k]
+                });
                 out.push((p, velocity));
             }
         }

@@ -84,7 +84,9 @@ pub enum CoreError {
     },
     /// The simulation became unstable: a velocity is no longer finite. The state is
     /// the one the step produced, kept for inspection.
-    #[error("step {step}: the simulation diverged (particle id {id} has a non-finite velocity); reduce the time step or raise the iteration count")]
+    #[error(
+        "step {step}: the simulation diverged (particle id {id} has a non-finite velocity); reduce the time step or raise the iteration count"
+    )]
     Diverged {
         /// The step that diverged.
         step: u64,

@@ -37,7 +37,12 @@ pub(crate) trait Lane:
         x: [Self; D],
     ) -> [Self; D];
     fn xsph<const D: usize>(k: &Kernel<D>, volume: Self, dv: [Self; D], w: Self) -> [Self; D];
-    fn curl<const D: usize>(k: &Kernel<D>, volume: Self, dv: [Self; D], grad: [Self; D]) -> [Self; 3];
+    fn curl<const D: usize>(
+        k: &Kernel<D>,
+        volume: Self,
+        dv: [Self; D],
+        grad: [Self; D],
+    ) -> [Self; 3];
     fn vorticity_gradient<const D: usize>(
         k: &Kernel<D>,
         volume: Self,
@@ -66,7 +71,11 @@ impl Lane for f32 {
     }
     #[inline(always)]
     fn indicator(r2: Self, h2: f32) -> Self {
-        if pbf_kernels::within(r2, h2) { 1.0 } else { 0.0 }
+        if pbf_kernels::within(r2, h2) {
+            1.0
+        } else {
+            0.0
+        }
     }
     #[inline(always)]
     fn any_within(r2: Self, h2: f32) -> bool {
@@ -104,7 +113,12 @@ impl Lane for f32 {
         k.xsph_term(volume, dv, w)
     }
     #[inline(always)]
-    fn curl<const D: usize>(k: &Kernel<D>, volume: Self, dv: [Self; D], grad: [Self; D]) -> [Self; 3] {
+    fn curl<const D: usize>(
+        k: &Kernel<D>,
+        volume: Self,
+        dv: [Self; D],
+        grad: [Self; D],
+    ) -> [Self; 3] {
         k.vorticity_term(volume, dv, grad)
     }
     #[inline(always)]
@@ -196,7 +210,12 @@ impl Lane for f32x8 {
         k.xsph_term_lanes(volume, dv, w)
     }
     #[inline(always)]
-    fn curl<const D: usize>(k: &Kernel<D>, volume: Self, dv: [Self; D], grad: [Self; D]) -> [Self; 3] {
+    fn curl<const D: usize>(
+        k: &Kernel<D>,
+        volume: Self,
+        dv: [Self; D],
+        grad: [Self; D],
+    ) -> [Self; 3] {
         k.vorticity_term_lanes(volume, dv, grad)
     }
     #[inline(always)]
@@ -227,7 +246,10 @@ mod tests {
     #[test]
     fn load_reads_zero_past_the_end() {
         let s = [1.0, 2.0, 3.0];
-        assert_eq!(<f32x8 as Lane>::load(&s, 1).to_array(), [2.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(
+            <f32x8 as Lane>::load(&s, 1).to_array(),
+            [2.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+        );
         let s: Vec<f32> = (0..20).map(|v| v as f32).collect();
         assert_eq!(<f32x8 as Lane>::load(&s, 4).to_array()[7], 11.0);
     }

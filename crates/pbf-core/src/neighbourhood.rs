@@ -17,7 +17,12 @@ impl<const D: usize> Neighbourhood<'_, D> {
     /// the same on every run and every thread count. Blocks with no lane within `h`
     /// are skipped: every term is zero there.
     #[inline(always)]
-    pub(crate) fn for_each_block<L: Lane>(&self, i: usize, h2: f32, mut f: impl FnMut(usize, [L; D], L)) {
+    pub(crate) fn for_each_block<L: Lane>(
+        &self,
+        i: usize,
+        h2: f32,
+        mut f: impl FnMut(usize, [L; D], L),
+    ) {
         let xi: [f32; D] = core::array::from_fn(|a| self.positions[a][i]);
         let xi_lanes: [L; D] = xi.map(L::splat);
         let cell = self.grid.cell_of()[i] as usize;
@@ -25,7 +30,8 @@ impl<const D: usize> Neighbourhood<'_, D> {
             let (start, end) = (range.start as usize, range.end as usize);
             let mut j = start;
             while j < end {
-                let x: [L; D] = core::array::from_fn(|a| xi_lanes[a] - L::load(self.positions[a], j));
+                let x: [L; D] =
+                    core::array::from_fn(|a| xi_lanes[a] - L::load(self.positions[a], j));
                 let r2 = L::mask_tail(norm2(x), end - j);
                 if L::any_within(r2, h2) {
                     f(j, x, r2);

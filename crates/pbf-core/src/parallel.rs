@@ -104,14 +104,23 @@ pub(crate) fn deterministic_sum(
             .for_each(|(c, out)| fill(c, out));
     }
     #[cfg(not(feature = "rayon"))]
-    partials.iter_mut().enumerate().for_each(|(c, out)| fill(c, out));
+    partials
+        .iter_mut()
+        .enumerate()
+        .for_each(|(c, out)| fill(c, out));
     partials.iter().sum()
 }
 
 /// The maximum of `f(i)` over `0..len` (`f64::NEG_INFINITY` when empty; NaN is
 /// reported as NaN). Order-independent, so deterministic.
 pub(crate) fn max_of(len: usize, f: &(impl Fn(usize) -> f64 + Sync)) -> f64 {
-    let pick = |a: f64, b: f64| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) };
+    let pick = |a: f64, b: f64| {
+        if a.is_nan() || b.is_nan() {
+            f64::NAN
+        } else {
+            a.max(b)
+        }
+    };
     #[cfg(feature = "rayon")]
     {
         use rayon::prelude::*;
@@ -153,7 +162,10 @@ mod tests {
     #[test]
     fn sum_and_max_are_exact_on_integers() {
         let mut scratch = Vec::new();
-        assert_eq!(deterministic_sum(1000, &mut scratch, &|i| i as f64), 499_500.0);
+        assert_eq!(
+            deterministic_sum(1000, &mut scratch, &|i| i as f64),
+            499_500.0
+        );
         assert_eq!(max_of(1000, &|i| (i % 77) as f64), 76.0);
         assert!(max_of(10, &|i| if i == 3 { f64::NAN } else { 1.0 }).is_nan());
         assert_eq!(max_of(0, &|_| 1.0), f64::NEG_INFINITY);

@@ -131,7 +131,9 @@ impl<const D: usize> Params<D> {
     /// # Ok::<(), pbf_core::CoreError>(())
     /// ```
     pub fn to_builder(&self) -> ParamsBuilder<D> {
-        ParamsBuilder { params: self.clone() }
+        ParamsBuilder {
+            params: self.clone(),
+        }
     }
 
     /// Particle rest spacing `s`.
@@ -407,13 +409,25 @@ impl<const D: usize> ParamsBuilder<D> {
             return bad("spacing", p.spacing.into(), "must be positive and finite");
         }
         if !(p.kernel_radius_rel.is_finite() && (1.0..=8.0).contains(&p.kernel_radius_rel)) {
-            return bad("kernel_radius_rel", p.kernel_radius_rel.into(), "must be in [1, 8]");
+            return bad(
+                "kernel_radius_rel",
+                p.kernel_radius_rel.into(),
+                "must be in [1, 8]",
+            );
         }
         if !(p.rest_density.is_finite() && p.rest_density > 0.0) {
-            return bad("rest_density", p.rest_density.into(), "must be positive and finite");
+            return bad(
+                "rest_density",
+                p.rest_density.into(),
+                "must be positive and finite",
+            );
         }
         if !(p.time_step.is_finite() && p.time_step > 0.0) {
-            return bad("time_step", p.time_step.into(), "must be positive and finite");
+            return bad(
+                "time_step",
+                p.time_step.into(),
+                "must be positive and finite",
+            );
         }
         match p.iterations {
             Iterations::Fixed(n) if !(1..=1000).contains(&n) => {
@@ -459,7 +473,11 @@ impl<const D: usize> ParamsBuilder<D> {
             return bad("xsph_c", p.xsph_c.into(), "must be in [0, 1]");
         }
         if !(p.vorticity_rel.is_finite() && p.vorticity_rel >= 0.0) {
-            return bad("vorticity_rel", p.vorticity_rel.into(), "must be >= 0 and finite");
+            return bad(
+                "vorticity_rel",
+                p.vorticity_rel.into(),
+                "must be >= 0 and finite",
+            );
         }
         let h = p.kernel_radius();
         if !(h.is_normal() && p.mass().is_normal() && p.cfm_epsilon().is_normal()) {
@@ -489,32 +507,52 @@ mod tests {
         let b = || Params::<3>::builder(0.1);
         assert_eq!(field_of(b().spacing(0.0).build()), "spacing");
         assert_eq!(field_of(b().spacing(f32::INFINITY).build()), "spacing");
-        assert_eq!(field_of(b().kernel_radius_rel(0.5).build()), "kernel_radius_rel");
+        assert_eq!(
+            field_of(b().kernel_radius_rel(0.5).build()),
+            "kernel_radius_rel"
+        );
         assert_eq!(field_of(b().rest_density(-1.0).build()), "rest_density");
         assert_eq!(field_of(b().time_step(f32::NAN).build()), "time_step");
         assert_eq!(field_of(b().time_step(0.0).build()), "time_step");
-        assert_eq!(field_of(b().iterations(Iterations::Fixed(0)).build()), "iterations");
+        assert_eq!(
+            field_of(b().iterations(Iterations::Fixed(0)).build()),
+            "iterations"
+        );
         assert_eq!(
             field_of(
-                b().iterations(Iterations::Adaptive { max_density_error_percent: -1.0, min: 1, max: 4 })
-                    .build()
+                b().iterations(Iterations::Adaptive {
+                    max_density_error_percent: -1.0,
+                    min: 1,
+                    max: 4
+                })
+                .build()
             ),
             "max_density_error_percent"
         );
         assert_eq!(
             field_of(
-                b().iterations(Iterations::Adaptive { max_density_error_percent: 1.0, min: 5, max: 4 })
-                    .build()
+                b().iterations(Iterations::Adaptive {
+                    max_density_error_percent: 1.0,
+                    min: 5,
+                    max: 4
+                })
+                .build()
             ),
             "iterations.max"
         );
-        assert_eq!(field_of(b().gravity([0.0, f32::NAN, 0.0]).build()), "gravity");
+        assert_eq!(
+            field_of(b().gravity([0.0, f32::NAN, 0.0]).build()),
+            "gravity"
+        );
         assert_eq!(field_of(b().cfm_rel(0.0).build()), "cfm_rel");
         assert_eq!(field_of(b().s_corr_k(-0.1).build()), "s_corr_k");
         assert_eq!(field_of(b().s_corr_n(0).build()), "s_corr_n");
         assert_eq!(field_of(b().s_corr_dq_rel(1.0).build()), "s_corr_dq_rel");
         assert_eq!(field_of(b().xsph_c(2.0).build()), "xsph_c");
-        assert_eq!(field_of(b().vorticity_rel(f32::NAN).build()), "vorticity_rel");
+        assert_eq!(
+            field_of(b().vorticity_rel(f32::NAN).build()),
+            "vorticity_rel"
+        );
         assert_eq!(field_of(b().spacing(1e-30).build()), "spacing");
         assert!(b().build().is_ok());
     }
@@ -522,7 +560,13 @@ mod tests {
     #[test]
     fn unsupported_dimension_is_an_error() {
         let r = Params::<4>::builder(0.1).build();
-        assert!(matches!(r, Err(CoreError::InvalidParameter { field: "dimension", .. })));
+        assert!(matches!(
+            r,
+            Err(CoreError::InvalidParameter {
+                field: "dimension",
+                ..
+            })
+        ));
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! All scenes use a particle spacing of 0.05 (h = 0.1, rest density 1000, g = 9.81),
 //! so more particles make a larger scene, as in the dam-break literature.
 
-use crate::{Collider, ColliderKind, CoreError, Domain, Iterations, Params, Shape, Solver, StepDiagnostics};
+use crate::{
+    Collider, ColliderKind, CoreError, Domain, Iterations, Params, Shape, Solver, StepDiagnostics,
+};
 
 /// The particle spacing of every built-in scene.
 pub const SPACING: f32 = 0.05;
@@ -111,13 +113,41 @@ pub struct SceneInfo {
 /// assert!(pbf_core::scenes::SCENES.iter().any(|s| s.name == "dam-break"));
 /// ```
 pub const SCENES: &[SceneInfo] = &[
-    SceneInfo { name: "dam-break", dimension: 3, description: "a cube of water collapses along a tank 4x its width" },
-    SceneInfo { name: "dam-break-2d", dimension: 2, description: "a column of width a and height 2a collapses along a tank (Martin & Moyce)" },
-    SceneInfo { name: "double-dam-break", dimension: 3, description: "two blocks in opposite corners collapse and collide" },
-    SceneInfo { name: "block-at-rest", dimension: 3, description: "a block filling the bottom of a box settles at rest" },
-    SceneInfo { name: "block-at-rest-2d", dimension: 2, description: "the 2D block at rest" },
-    SceneInfo { name: "glass", dimension: 3, description: "a block of water dropped into a glass (hollow cylinder, open top)" },
-    SceneInfo { name: "glass-2d", dimension: 2, description: "a block of water dropped into a 2D cup" },
+    SceneInfo {
+        name: "dam-break",
+        dimension: 3,
+        description: "a cube of water collapses along a tank 4x its width",
+    },
+    SceneInfo {
+        name: "dam-break-2d",
+        dimension: 2,
+        description: "a column of width a and height 2a collapses along a tank (Martin & Moyce)",
+    },
+    SceneInfo {
+        name: "double-dam-break",
+        dimension: 3,
+        description: "two blocks in opposite corners collapse and collide",
+    },
+    SceneInfo {
+        name: "block-at-rest",
+        dimension: 3,
+        description: "a block filling the bottom of a box settles at rest",
+    },
+    SceneInfo {
+        name: "block-at-rest-2d",
+        dimension: 2,
+        description: "the 2D block at rest",
+    },
+    SceneInfo {
+        name: "glass",
+        dimension: 3,
+        description: "a block of water dropped into a glass (hollow cylinder, open top)",
+    },
+    SceneInfo {
+        name: "glass-2d",
+        dimension: 2,
+        description: "a block of water dropped into a 2D cup",
+    },
 ];
 
 /// Builds the scene called `name` with about `particles` particles.
@@ -227,7 +257,11 @@ pub fn block_at_rest<const D: usize>(particles: usize) -> Result<Solver<D>, Core
     let a = n as f32 * SPACING;
     let params = Params::<D>::builder(SPACING)
         .time_step(1.0 / 120.0)
-        .iterations(Iterations::Adaptive { max_density_error_percent: 0.3, min: 2, max: 50 })
+        .iterations(Iterations::Adaptive {
+            max_density_error_percent: 0.3,
+            min: 2,
+            max: 50,
+        })
         .build()?;
     let mut hi = [a; D];
     hi[1] = 2.0 * a;
@@ -257,8 +291,15 @@ pub fn glass_3d(particles: usize) -> Result<Solver<3>, CoreError> {
     let mut s = Solver::new(params, domain)?;
     let c = 0.5 * width;
     s.add_collider(Collider::new(
-        Shape::Cylinder { base: [c, 0.5 * wall, c], radius: radius + 0.5 * wall, height },
-        ColliderKind::Container { wall_thickness: wall, open_top: true },
+        Shape::Cylinder {
+            base: [c, 0.5 * wall, c],
+            radius: radius + 0.5 * wall,
+            height,
+        },
+        ColliderKind::Container {
+            wall_thickness: wall,
+            open_top: true,
+        },
     )?)?;
     let lo = [c - 0.5 * b, height - b, c - 0.5 * b];
     s.add_block(lo, [c + 0.5 * b, height + b, c + 0.5 * b], [0.0; 3])?;
@@ -288,8 +329,15 @@ pub fn glass_2d(particles: usize) -> Result<Solver<2>, CoreError> {
             center: [c, 0.5 * wall + 0.5 * height],
             half_extents: [half_width + 0.5 * wall, 0.5 * height],
         },
-        ColliderKind::Container { wall_thickness: wall, open_top: true },
+        ColliderKind::Container {
+            wall_thickness: wall,
+            open_top: true,
+        },
     )?)?;
-    s.add_block([c - 0.5 * b, height - b], [c + 0.5 * b, height + b], [0.0; 2])?;
+    s.add_block(
+        [c - 0.5 * b, height - b],
+        [c + 0.5 * b, height + b],
+        [0.0; 2],
+    )?;
     Ok(s)
 }

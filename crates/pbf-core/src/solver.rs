@@ -32,7 +32,10 @@ fn muts<const D: usize>(v: &mut [Vec<f32>; D]) -> [&mut [f32]; D] {
 
 /// The denominator of lambda, `sum_k |grad_k C_i|^2 + eps`, for a particle inside a
 /// lattice at the rest spacing (where `grad_i C_i` vanishes by symmetry).
-pub(crate) fn rest_lattice_denominator<const D: usize>(params: &Params<D>, kernel: &Kernel<D>) -> f64 {
+pub(crate) fn rest_lattice_denominator<const D: usize>(
+    params: &Params<D>,
+    kernel: &Kernel<D>,
+) -> f64 {
     let s = params.spacing();
     let reach = (kernel.h() / s).ceil() as i32;
     let scale = f64::from(params.mass() / params.rest_density());
@@ -46,7 +49,10 @@ pub(crate) fn rest_lattice_denominator<const D: usize>(params: &Params<D>, kerne
             k as f32 * s
         });
         let g = kernel.spiky_gradient(x);
-        sum += g.iter().map(|c| (scale * f64::from(*c)).powi(2)).sum::<f64>();
+        sum += g
+            .iter()
+            .map(|c| (scale * f64::from(*c)).powi(2))
+            .sum::<f64>();
     }
     sum + f64::from(params.cfm_epsilon())
 }
@@ -125,9 +131,14 @@ impl<const D: usize> Solver<D> {
         // it in lambda's own unit, 1 / (the lambda denominator of a rest-lattice particle).
         let unit = 1.0 / rest_lattice_denominator(&params, &kernel);
         let tensile = TensileCorrection::new(&kernel, k * unit as f32, n, dq)?;
-        let max_cells = if D == 3 { f64::from(pbf_grid::morton::MAX_COORD3) } else { f64::from(u32::MAX) };
+        let max_cells = if D == 3 {
+            f64::from(pbf_grid::morton::MAX_COORD3)
+        } else {
+            f64::from(u32::MAX)
+        };
         for a in 0..D {
-            let cells = (f64::from(domain.hi()[a]) - f64::from(domain.lo()[a])) / f64::from(kernel.h());
+            let cells =
+                (f64::from(domain.hi()[a]) - f64::from(domain.lo()[a])) / f64::from(kernel.h());
             if cells >= max_cells {
                 return Err(CoreError::InvalidCollider {
                     index: usize::MAX,
@@ -282,9 +293,12 @@ impl<const D: usize> Solver<D> {
                 });
             }
         }
-        self.append(positions.iter().enumerate().map(|(i, p)| {
-            (*p, velocities.map_or([0.0; D], |v| v[i]))
-        }));
+        self.append(
+            positions
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (*p, velocities.map_or([0.0; D], |v| v[i]))),
+        );
         let first = self.next_id - positions.len() as u64;
         Ok(first..self.next_id)
     }
@@ -384,7 +398,10 @@ impl<const D: usize> Solver<D> {
     /// assert_eq!((removed, s.len()), (9, 6));
     /// # Ok::<(), pbf_core::CoreError>(())
     /// ```
-    pub fn retain_particles(&mut self, mut keep: impl FnMut(u64, [f32; D], [f32; D]) -> bool) -> usize {
+    pub fn retain_particles(
+        &mut self,
+        mut keep: impl FnMut(u64, [f32; D], [f32; D]) -> bool,
+    ) -> usize {
         let n = self.len();
         let mut w = 0;
         for r in 0..n {
@@ -485,7 +502,11 @@ impl<const D: usize> Solver<D> {
         // 3. Neighbour search on the predicted positions; reorder every array.
         self.grid.rebuild(refs(&self.predicted), self.kernel.h())?;
         if !self.grid.permutation_is_identity() {
-            for arrays in [&mut self.positions, &mut self.velocities, &mut self.predicted] {
+            for arrays in [
+                &mut self.positions,
+                &mut self.velocities,
+                &mut self.predicted,
+            ] {
                 for a in arrays.iter_mut() {
                     self.grid.reorder(a, &mut self.scratch)?;
                 }
@@ -502,7 +523,11 @@ impl<const D: usize> Solver<D> {
             rest_density: self.params.rest_density(),
             epsilon: self.params.cfm_epsilon(),
             unilateral: self.params.unilateral(),
-            boundary: Boundary { domain: &self.domain, colliders: &self.colliders, tables: &self.walls },
+            boundary: Boundary {
+                domain: &self.domain,
+                colliders: &self.colliders,
+                tables: &self.walls,
+            },
         };
         let (min_iterations, max_iterations, target) = match self.params.iterations() {
             Iterations::Fixed(k) => (k, k, None),
@@ -558,7 +583,8 @@ impl<const D: usize> Solver<D> {
                 for k in 0..v[0].len() {
                     let i = start + k;
                     let p: [f32; D] = core::array::from_fn(|a| predicted[a][i]);
-                    let mut vel: [f32; D] = core::array::from_fn(|a| (p[a] - positions[a][i]) * inv_dt);
+                    let mut vel: [f32; D] =
+                        core::array::from_fn(|a| (p[a] - positions[a][i]) * inv_dt);
                     for c in colliders {
                         let (d, normal) = c.distance_and_normal(p);
                         if d <= contact {
@@ -582,7 +608,8 @@ impl<const D: usize> Solver<D> {
                 positions: refs(&self.predicted),
             };
             let mut omega = self.omega.iter_mut();
-            let omega: [&mut [f32]; 4] = core::array::from_fn(|_| omega.next().expect("4").as_mut_slice());
+            let omega: [&mut [f32]; 4] =
+                core::array::from_fn(|_| omega.next().expect("4").as_mut_slice());
             viscosity::xsph_and_curl::<L, D>(
                 &nb,
                 &self.kernel,
@@ -632,7 +659,8 @@ impl<const D: usize> Solver<D> {
         let average_error = deterministic_sum(n, &mut self.partials, &error) / n.max(1) as f64;
         let max_error = max_of(n, &error).max(0.0);
         let count = &self.count;
-        let neighbours_sum = deterministic_sum(n, &mut self.partials, &|i| f64::from(count[i] - 1.0));
+        let neighbours_sum =
+            deterministic_sum(n, &mut self.partials, &|i| f64::from(count[i] - 1.0));
         let max_neighbours = max_of(n, &|i| f64::from(count[i] - 1.0)).max(0.0);
         let min_neighbours = -max_of(n, &|i| -f64::from(count[i] - 1.0)).min(0.0);
         let velocity_at = Instant::now();
@@ -661,7 +689,11 @@ impl<const D: usize> Solver<D> {
         if self.emitters.is_empty() {
             return;
         }
-        let (time, dt, spacing) = (self.time as f32, self.params.time_step(), self.params.spacing());
+        let (time, dt, spacing) = (
+            self.time as f32,
+            self.params.time_step(),
+            self.params.spacing(),
+        );
         let mut emitted = core::mem::take(&mut self.emitted);
         emitted.clear();
         for e in &mut self.emitters {
@@ -879,7 +911,10 @@ impl<const D: usize> Solver<D> {
         let permutation = self.grid.permutation().to_vec();
         let mut sorted: [Vec<f32>; D] = empty();
         for a in 0..D {
-            sorted[a] = permutation.iter().map(|&i| self.positions[a][i as usize]).collect();
+            sorted[a] = permutation
+                .iter()
+                .map(|&i| self.positions[a][i as usize])
+                .collect();
         }
         // An unbounded domain and no colliders: nothing but the constraint moves.
         let free = Domain::new([f32::MIN; D], [f32::MAX; D])?;
@@ -890,7 +925,11 @@ impl<const D: usize> Solver<D> {
             rest_density: self.params.rest_density(),
             epsilon: self.params.cfm_epsilon(),
             unilateral: self.params.unilateral(),
-            boundary: Boundary { domain: &free, colliders: &[], tables: &self.walls },
+            boundary: Boundary {
+                domain: &free,
+                colliders: &[],
+                tables: &self.walls,
+            },
         };
         let nb = Neighbourhood {
             grid: &self.grid,

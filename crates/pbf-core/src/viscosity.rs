@@ -20,42 +20,43 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
     next: [&mut [f32]; D],
     omega: Option<[&mut [f32]; 4]>,
 ) {
-    let body = |start: usize, next: &mut [&mut [f32]; D], mut omega: Option<&mut [&mut [f32]; 4]>| {
-        for k in 0..next[0].len() {
-            let i = start + k;
-            let vi: [L; D] = core::array::from_fn(|a| L::splat(velocity[a][i]));
-            let mut xsph = [L::splat(0.0); D];
-            let mut curl = [L::splat(0.0); 3];
-            let want_curl = omega.is_some();
-            nb.for_each_block::<L>(i, kernel.h2(), |j, x, r2| {
-                let volume = L::splat(mass) * recip(L::load(density, j));
-                let dv: [L; D] = core::array::from_fn(|a| L::load(velocity[a], j) - vi[a]);
-                let w = L::poly6(kernel, r2);
-                let t = L::xsph(kernel, volume, dv, w);
-                for a in 0..D {
-                    xsph[a] += t[a];
-                }
-                if want_curl {
-                    let factor = L::gradient_factor(kernel, r2);
-                    let grad: [L; D] = core::array::from_fn(|a| factor * x[a]);
-                    let t = L::curl(kernel, volume, dv, grad);
-                    for a in 0..3 {
-                        curl[a] += t[a];
+    let body =
+        |start: usize, next: &mut [&mut [f32]; D], mut omega: Option<&mut [&mut [f32]; 4]>| {
+            for k in 0..next[0].len() {
+                let i = start + k;
+                let vi: [L; D] = core::array::from_fn(|a| L::splat(velocity[a][i]));
+                let mut xsph = [L::splat(0.0); D];
+                let mut curl = [L::splat(0.0); 3];
+                let want_curl = omega.is_some();
+                nb.for_each_block::<L>(i, kernel.h2(), |j, x, r2| {
+                    let volume = L::splat(mass) * recip(L::load(density, j));
+                    let dv: [L; D] = core::array::from_fn(|a| L::load(velocity[a], j) - vi[a]);
+                    let w = L::poly6(kernel, r2);
+                    let t = L::xsph(kernel, volume, dv, w);
+                    for a in 0..D {
+                        xsph[a] += t[a];
                     }
+                    if want_curl {
+                        let factor = L::gradient_factor(kernel, r2);
+                        let grad: [L; D] = core::array::from_fn(|a| factor * x[a]);
+                        let t = L::curl(kernel, volume, dv, grad);
+                        for a in 0..3 {
+                            curl[a] += t[a];
+                        }
+                    }
+                });
+                for a in 0..D {
+                    next[a][k] = velocity[a][i] + c * xsph[a].sum();
                 }
-            });
-            for a in 0..D {
-                next[a][k] = velocity[a][i] + c * xsph[a].sum();
-            }
-            if let Some(omega) = omega.as_deref_mut() {
-                let w: [f32; 3] = core::array::from_fn(|a| curl[a].sum());
-                for a in 0..3 {
-                    omega[a][k] = w[a];
+                if let Some(omega) = omega.as_deref_mut() {
+                    let w: [f32; 3] = core::array::from_fn(|a| curl[a].sum());
+                    for a in 0..3 {
+                        omega[a][k] = w[a];
+                    }
+                    omega[3][k] = pbf_kernels::norm2(w).sqrt();
                 }
-                omega[3][k] = pbf_kernels::norm2(w).sqrt();
             }
-        }
-    };
+        };
     match omega {
         Some(omega) => for_each_chunk((next, omega), &|start, (mut next, mut omega)| {
             body(start, &mut next, Some(&mut omega))
@@ -114,7 +115,10 @@ mod tests {
         }
         let kernel = Kernel::<3>::new(h).unwrap();
         // Densities from the lattice itself.
-        let nb = Neighbourhood { grid: &grid, positions: [&pos[0], &pos[1], &pos[2]] };
+        let nb = Neighbourhood {
+            grid: &grid,
+            positions: [&pos[0], &pos[1], &pos[2]],
+        };
         let mut density = vec![0.0f32; count];
         for (i, d) in density.iter_mut().enumerate() {
             grid.for_each_neighbour([&pos[0], &pos[1], &pos[2]], i, |j| {
@@ -143,8 +147,15 @@ mod tests {
             .unwrap();
         for a in 0..3 {
             let got = w[a][centre];
-            assert!((got - 2.0 * omega[a]).abs() < 0.05 * 2.0 * 1.4, "axis {a}: curl {got}, expected {}", 2.0 * omega[a]);
-            assert!((next[a][centre] - vel[a][centre]).abs() < 1e-4, "XSPH changed a linear field");
+            assert!(
+                (got - 2.0 * omega[a]).abs() < 0.05 * 2.0 * 1.4,
+                "axis {a}: curl {got}, expected {}",
+                2.0 * omega[a]
+            );
+            assert!(
+                (next[a][centre] - vel[a][centre]).abs() < 1e-4,
+                "XSPH changed a linear field"
+            );
         }
         let magnitude = (0..3).map(|a| w[a][centre].powi(2)).sum::<f32>().sqrt();
         assert!((w[3][centre] - magnitude).abs() < 1e-5);

@@ -9,7 +9,10 @@ fn dam_break_3d_with_an_obstacle_stays_contained_for_2000_steps() {
     let hi = s.domain().hi();
     s.add_collider(
         Collider::new(
-            Shape::Sphere { center: [0.6 * hi[0], 0.0, 0.5 * hi[2]], radius: 0.2 * hi[2] },
+            Shape::Sphere {
+                center: [0.6 * hi[0], 0.0, 0.5 * hi[2]],
+                radius: 0.2 * hi[2],
+            },
             ColliderKind::Solid,
         )
         .unwrap(),
@@ -17,7 +20,10 @@ fn dam_break_3d_with_an_obstacle_stays_contained_for_2000_steps() {
     .unwrap();
     s.add_collider(
         Collider::new(
-            Shape::Box { center: [0.85 * hi[0], 0.1 * hi[1], 0.5 * hi[2]], half_extents: [0.05 * hi[0], 0.1 * hi[1], 0.2 * hi[2]] },
+            Shape::Box {
+                center: [0.85 * hi[0], 0.1 * hi[1], 0.5 * hi[2]],
+                half_extents: [0.05 * hi[0], 0.1 * hi[1], 0.2 * hi[2]],
+            },
             ColliderKind::Solid,
         )
         .unwrap(),
@@ -50,10 +56,20 @@ fn glass_holds_the_fluid_dropped_into_it() {
     common::assert_contained(&s);
     // Everything ends up inside the glass: below its rim and within its radius.
     let glass = *s.colliders()[0].shape();
-    let Shape::Cylinder { base, radius, height } = glass else { unreachable!() };
+    let Shape::Cylinder {
+        base,
+        radius,
+        height,
+    } = glass
+    else {
+        unreachable!()
+    };
     let p = s.positions();
     for i in 0..s.len() {
         let r = ((p[0][i] - base[0]).powi(2) + (p[2][i] - base[2]).powi(2)).sqrt();
-        assert!(r < radius && p[1][i] < base[1] + height, "particle {i} outside the glass");
+        assert!(
+            r < radius && p[1][i] < base[1] + height,
+            "particle {i} outside the glass"
+        );
     }
 }

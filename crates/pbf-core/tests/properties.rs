@@ -111,7 +111,10 @@ fn a_scene_scaled_by_s_gives_positions_scaled_by_s() {
         let mut s = scaled_dam_break(scale, Backend::Lanes, false);
         common::run(&mut s, HORIZON);
         let d = deviation(&expected, &common::by_id(&s), scale, 0.1);
-        assert!(d < 1e-3 && d <= 4.0 * ulp, "scale {scale}: deviation {d} h, one-ulp baseline {ulp} h");
+        assert!(
+            d < 1e-3 && d <= 4.0 * ulp,
+            "scale {scale}: deviation {d} h, one-ulp baseline {ulp} h"
+        );
     }
 }
 
@@ -121,11 +124,17 @@ fn lanes_and_scalar_paths_agree_to_rounding_in_a_dam_break() {
     let mut s = scaled_dam_break(1.0, Backend::Scalar, false);
     common::run(&mut s, HORIZON);
     let d = deviation(&expected, &common::by_id(&s), 1.0, 0.1);
-    assert!(d < 1e-3 && d <= 4.0 * ulp, "deviation {d} h, one-ulp baseline {ulp} h");
+    assert!(
+        d < 1e-3 && d <= 4.0 * ulp,
+        "deviation {d} h, one-ulp baseline {ulp} h"
+    );
 }
 
 fn run_on_threads(threads: usize, steps: usize) -> (Vec<u32>, Vec<u64>) {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
     pool.install(|| {
         let mut s = scenes::dam_break_3d(4000).unwrap();
         common::run(&mut s, steps);
@@ -167,11 +176,23 @@ fn lanes_and_scalar_paths_agree_over_100_steps() {
         if step % 20 == 0 {
             let (ca, cb) = (centre(&lanes), centre(&scalar));
             for k in 0..3 {
-                assert!((ca[k] - cb[k]).abs() < 0.1 * 0.1, "step {step}: centre of mass {ca:?} vs {cb:?}");
+                assert!(
+                    (ca[k] - cb[k]).abs() < 0.1 * 0.1,
+                    "step {step}: centre of mass {ca:?} vs {cb:?}"
+                );
             }
-            assert!((a.average_density_error - b.average_density_error).abs() < 0.002, "step {step}: {a:?} vs {b:?}");
-            let ke = (a.kinetic_energy - b.kinetic_energy).abs() / a.kinetic_energy.max(b.kinetic_energy);
-            assert!(ke < 0.25, "step {step}: kinetic energy {} vs {}", a.kinetic_energy, b.kinetic_energy);
+            assert!(
+                (a.average_density_error - b.average_density_error).abs() < 0.002,
+                "step {step}: {a:?} vs {b:?}"
+            );
+            let ke = (a.kinetic_energy - b.kinetic_energy).abs()
+                / a.kinetic_energy.max(b.kinetic_energy);
+            assert!(
+                ke < 0.25,
+                "step {step}: kinetic energy {} vs {}",
+                a.kinetic_energy,
+                b.kinetic_energy
+            );
         }
     }
 }
@@ -197,7 +218,8 @@ fn an_emitter_adds_layers_at_the_rest_spacing() {
     use pbf_core::Emitter;
     let params = Params::<3>::builder(0.05).build().unwrap();
     let mut s = Solver::new(params, Domain::new([0.0; 3], [1.0; 3]).unwrap()).unwrap();
-    s.add_emitter(Emitter::new([0.5, 0.8, 0.5], [0.0, -1.0, 0.0], 1.0, 0.1, 0.0, 0.5).unwrap()).unwrap();
+    s.add_emitter(Emitter::new([0.5, 0.8, 0.5], [0.0, -1.0, 0.0], 1.0, 0.1, 0.0, 0.5).unwrap())
+        .unwrap();
     let first = s.step().unwrap().particles;
     assert_eq!(first, 13); // a disc of radius 2 spacings
     common::run(&mut s, 59);
@@ -213,8 +235,14 @@ fn adaptive_iterations_reach_the_target() {
     use pbf_core::Iterations;
     let mut s = scenes::block_at_rest::<3>(1000).unwrap();
     common::run(&mut s, 60);
-    let params = s.params().to_builder()
-        .iterations(Iterations::Adaptive { max_density_error_percent: 0.1, min: 1, max: 100 })
+    let params = s
+        .params()
+        .to_builder()
+        .iterations(Iterations::Adaptive {
+            max_density_error_percent: 0.1,
+            min: 1,
+            max: 100,
+        })
         .build()
         .unwrap();
     let mut adaptive = Solver::new(params, *s.domain()).unwrap();
@@ -222,10 +250,18 @@ fn adaptive_iterations_reach_the_target() {
     s.positions_interleaved(&mut pts);
     adaptive.add_particles(&pts, None).unwrap();
     let d = common::run(&mut adaptive, 5);
-    assert!(d.iterations >= 1 && d.iterations < 100, "iterations used: {}", d.iterations);
+    assert!(
+        d.iterations >= 1 && d.iterations < 100,
+        "iterations used: {}",
+        d.iterations
+    );
     // The error is measured before the step's last correction, so it is the one the
     // loop stopped on.
-    assert!(d.average_density_error <= 0.001, "average error {}", d.average_density_error);
+    assert!(
+        d.average_density_error <= 0.001,
+        "average error {}",
+        d.average_density_error
+    );
 }
 
 #[test]
@@ -235,13 +271,20 @@ fn diagnostics_are_consistent() {
     assert_eq!(d.step, 30);
     assert_eq!(d.particles, 1000);
     assert_eq!(d.iterations, 4);
-    assert!(d.min_neighbours as f32 <= d.average_neighbours && d.average_neighbours <= d.max_neighbours as f32);
+    assert!(
+        d.min_neighbours as f32 <= d.average_neighbours
+            && d.average_neighbours <= d.max_neighbours as f32
+    );
     assert!(d.average_neighbours > 10.0);
     let mass = f64::from(s.params().mass());
     let v = s.velocities();
-    let ke: f64 = (0..s.len()).map(|i| 0.5 * mass * (0..3).map(|a| f64::from(v[a][i]).powi(2)).sum::<f64>()).sum();
+    let ke: f64 = (0..s.len())
+        .map(|i| 0.5 * mass * (0..3).map(|a| f64::from(v[a][i]).powi(2)).sum::<f64>())
+        .sum();
     assert!((ke - d.kinetic_energy).abs() <= 1e-6 * ke.max(1e-12));
-    let vmax = (0..s.len()).map(|i| (0..3).map(|a| v[a][i].powi(2)).sum::<f32>().sqrt()).fold(0.0f32, f32::max);
+    let vmax = (0..s.len())
+        .map(|i| (0..3).map(|a| v[a][i].powi(2)).sum::<f32>().sqrt())
+        .fold(0.0f32, f32::max);
     assert!((vmax - d.max_speed).abs() <= 1e-6 * vmax.max(1e-12));
     assert!(d.times.total() > std::time::Duration::ZERO);
 }

@@ -9,9 +9,21 @@ fn check<const D: usize>(particles: usize, steps: usize) {
     let dt = s.params().time_step();
     let d = common::run(&mut s, steps);
     common::assert_contained(&s);
-    assert!(d.average_density_error < 0.01, "{D}D average density error {}", d.average_density_error);
-    assert!(d.max_density_error < 0.03, "{D}D max density error {}", d.max_density_error);
-    assert!(d.max_speed * dt < 0.05 * h, "{D}D max speed {} per step vs h {h}", d.max_speed * dt);
+    assert!(
+        d.average_density_error < 0.01,
+        "{D}D average density error {}",
+        d.average_density_error
+    );
+    assert!(
+        d.max_density_error < 0.03,
+        "{D}D max density error {}",
+        d.max_density_error
+    );
+    assert!(
+        d.max_speed * dt < 0.05 * h,
+        "{D}D max speed {} per step vs h {h}",
+        d.max_speed * dt
+    );
 }
 
 #[test]

@@ -27,10 +27,20 @@ pub fn assert_contained<const D: usize>(s: &Solver<D>) {
     let p = s.positions();
     for i in 0..s.len() {
         let q: [f32; D] = core::array::from_fn(|a| p[a][i]);
-        assert!(q.iter().all(|c| c.is_finite()), "particle {i} is not finite: {q:?}");
-        assert!(s.domain().contains(q), "particle {i} left the domain: {q:?}");
+        assert!(
+            q.iter().all(|c| c.is_finite()),
+            "particle {i} is not finite: {q:?}"
+        );
+        assert!(
+            s.domain().contains(q),
+            "particle {i} left the domain: {q:?}"
+        );
         for (k, c) in s.colliders().iter().enumerate() {
-            assert!(c.distance(q) >= 0.0, "particle {i} is inside collider {k}: {q:?} (distance {})", c.distance(q));
+            assert!(
+                c.distance(q) >= 0.0,
+                "particle {i} is inside collider {k}: {q:?} (distance {})",
+                c.distance(q)
+            );
         }
     }
 }
