@@ -12,11 +12,20 @@
 //!   squared gradient norms, giving `lambda_i`;
 //! - `position_delta`: `s_corr` from `W` and `(m/rho0)(lambda_i + lambda_j + s_corr) gradW`.
 //!
-//! Three loops per pass: `scalar` calls the scalar reference on every candidate, as
-//! written (its branches included); `scalar_cutoff` skips candidates outside `h`
-//! first, as a hand-written scalar solver would; `lanes` loads eight consecutive
-//! candidates per step and relies on the kernels' masks, the tail padded with
-//! far-away positions. Throughput counts candidate pairs, the same for all three.
+//! Four loops per pass, the same arithmetic per pair:
+//!
+//! - `scalar` calls the scalar reference on every candidate, as written (its branches
+//!   included);
+//! - `scalar_cutoff` skips candidates outside `h` first, as a hand-written scalar
+//!   solver would;
+//! - `lanes` loads eight consecutive candidates per step (`f32x8::from([f32; 8])`) and
+//!   relies on the kernels' masks, the tail padded with far-away positions;
+//! - `lanes_skip_empty` is `lanes` with a branch past the chunks that have no candidate
+//!   within `h` (about 60% of them in cell-ordered blocks).
+//!
+//! Throughput counts candidate pairs, the same for all four. Figures and their reading
+//! (density is fastest with plain `lanes`, lambda and position delta with
+//! `lanes_skip_empty`) are in `BENCHMARKS.md`.
 //!
 //! `cargo bench -p pbf-benches --bench kernels`; add `RUSTFLAGS="-C target-cpu=native"`
 //! for AVX2/AVX-512 (the bench prints the active `f32x8` backend).
@@ -167,31 +176,53 @@ fn load_tail(values: &[f32], pad: f32) -> f32x8 {
     f32x8::from(lanes)
 }
 
-/// Calls `body` with the offsets `p_i - p_j` and `lambda_j` of each chunk of eight
-/// candidates, the tail padded with far-away candidates.
+/// How a lane loop walks the chunks of eight consecutive candidates of a block.
+type Walk = u8;
+/// Every chunk, no test: the kernels' masks zero the lanes outside `h`.
+const EVERY_CHUNK: Walk = 0;
+/// Every chunk, skipping the work of those with no candidate within `h` by a branch.
+const SKIP_EMPTY: Walk = 1;
+
+/// Offsets `p_i - p_j` and `lambda_j` of chunk `c` of a block; the last, partial
+/// chunk is padded with far-away candidates.
 #[inline(always)]
-fn for_each_chunk(block: Block<'_>, mut body: impl FnMut([f32x8; 3], f32x8)) {
-    let p = block.centre.map(f32x8::splat);
-    let full = block.x.len() / LANES * LANES;
-    let offsets = |x: f32x8, y: f32x8, z: f32x8| [p[0] - x, p[1] - y, p[2] - z];
-    let mut start = 0;
-    while start < full {
-        let range = start..start + LANES;
-        let (x, y, z) = (
+fn chunk(block: Block<'_>, p: [f32x8; 3], c: usize) -> ([f32x8; 3], f32x8) {
+    let range = c * LANES..(c + 1) * LANES;
+    let (x, y, z, lambda) = if range.end <= block.x.len() {
+        (
             load(&block.x[range.clone()]),
             load(&block.y[range.clone()]),
             load(&block.z[range.clone()]),
-        );
-        body(offsets(x, y, z), load(&block.lambda[range]));
-        start += LANES;
-    }
-    if full < block.x.len() {
-        let (x, y, z) = (
-            load_tail(&block.x[full..], FAR),
-            load_tail(&block.y[full..], FAR),
-            load_tail(&block.z[full..], FAR),
-        );
-        body(offsets(x, y, z), load_tail(&block.lambda[full..], 0.0));
+            load(&block.lambda[range]),
+        )
+    } else {
+        (
+            load_tail(&block.x[range.start..], FAR),
+            load_tail(&block.y[range.start..], FAR),
+            load_tail(&block.z[range.start..], FAR),
+            load_tail(&block.lambda[range.start..], 0.0),
+        )
+    };
+    ([p[0] - x, p[1] - y, p[2] - z], lambda)
+}
+
+/// Calls `body(offsets, r2, lambda_j)` for the chunks of `block` that `WALK` selects.
+#[inline(always)]
+fn walk<const WALK: Walk>(
+    block: Block<'_>,
+    h2: f32,
+    mut body: impl FnMut([f32x8; 3], f32x8, f32x8),
+) {
+    let p = block.centre.map(f32x8::splat);
+    let h2 = f32x8::splat(h2);
+    let chunks = block.x.len().div_ceil(LANES);
+    for c in 0..chunks {
+        let (x, lambda) = chunk(block, p, c);
+        let r2 = norm2_lanes(x);
+        if WALK == SKIP_EMPTY && !r2.simd_lt(h2).any() {
+            continue;
+        }
+        body(x, r2, lambda);
     }
 }
 
@@ -261,14 +292,9 @@ fn density_scalar_cutoff(s: &Setup, block: Block<'_>) -> f32 {
     rho
 }
 
-fn density_lanes<const SKIP_EMPTY: bool>(s: &Setup, block: Block<'_>) -> f32 {
-    let h2 = f32x8::splat(s.kernel.h2());
+fn density_lanes<const WALK: Walk>(s: &Setup, block: Block<'_>) -> f32 {
     let mut rho = f32x8::ZERO;
-    for_each_chunk(block, |x, _| {
-        let r2 = norm2_lanes(x);
-        if SKIP_EMPTY && !r2.simd_lt(h2).any() {
-            return;
-        }
+    walk::<WALK>(block, s.kernel.h2(), |_, r2, _| {
         rho += s.kernel.density_term_lanes(s.mass, r2);
     });
     rho.reduce_add()
@@ -316,15 +342,10 @@ fn lambda_scalar_cutoff(s: &Setup, block: Block<'_>) -> LambdaSums {
     (rho, grad_i, sum_grad2)
 }
 
-fn lambda_lanes<const SKIP_EMPTY: bool>(s: &Setup, block: Block<'_>) -> LambdaSums {
+fn lambda_lanes<const WALK: Walk>(s: &Setup, block: Block<'_>) -> LambdaSums {
     let scale = s.scale();
-    let h2 = f32x8::splat(s.kernel.h2());
     let (mut rho, mut grad_i, mut sum_grad2) = (f32x8::ZERO, [f32x8::ZERO; 3], f32x8::ZERO);
-    for_each_chunk(block, |x, _| {
-        let r2 = norm2_lanes(x);
-        if SKIP_EMPTY && !r2.simd_lt(h2).any() {
-            return;
-        }
+    walk::<WALK>(block, s.kernel.h2(), |x, r2, _| {
         rho += s.kernel.density_term_lanes(s.mass, r2);
         let factor = s.kernel.spiky_gradient_factor_lanes(r2);
         let g = s.kernel.constraint_gradient_lanes(scale, factor, x);
@@ -381,16 +402,11 @@ fn delta_scalar_cutoff(s: &Setup, block: Block<'_>, lambda_i: f32) -> [f32; 3] {
     dp
 }
 
-fn delta_lanes<const SKIP_EMPTY: bool>(s: &Setup, block: Block<'_>, lambda_i: f32) -> [f32; 3] {
+fn delta_lanes<const WALK: Walk>(s: &Setup, block: Block<'_>, lambda_i: f32) -> [f32; 3] {
     let scale = s.scale();
-    let h2 = f32x8::splat(s.kernel.h2());
     let lambda_i = f32x8::splat(lambda_i);
     let mut dp = [f32x8::ZERO; 3];
-    for_each_chunk(block, |x, lambda_j| {
-        let r2 = norm2_lanes(x);
-        if SKIP_EMPTY && !r2.simd_lt(h2).any() {
-            return;
-        }
+    walk::<WALK>(block, s.kernel.h2(), |x, r2, lambda_j| {
         let s_corr = s.tensile.s_corr_from_poly6_lanes(s.kernel.poly6_lanes(r2));
         let factor = s.kernel.spiky_gradient_factor_lanes(r2);
         let d = s
@@ -415,19 +431,19 @@ fn check_agreement(s: &Setup, blocks: &Blocks) {
         assert!(rho > 0.0);
         assert_eq!(rho, density_scalar_cutoff(s, block));
         assert!(
-            close(rho, density_lanes::<false>(s, block), rho),
+            close(rho, density_lanes::<EVERY_CHUNK>(s, block), rho),
             "density of {b}"
         );
         assert!(
-            close(rho, density_lanes::<true>(s, block), rho),
+            close(rho, density_lanes::<SKIP_EMPTY>(s, block), rho),
             "density of {b}"
         );
         // Compare the sums: lambda itself divides the cancellation rho / rho0 - 1.
         let sums = lambda_scalar(s, block);
         let gradient_size = norm2(sums.1).sqrt().max(sums.2.sqrt());
         for (name, other) in [
-            ("lanes", lambda_lanes::<false>(s, block)),
-            ("lanes_skip_empty", lambda_lanes::<true>(s, block)),
+            ("lanes", lambda_lanes::<EVERY_CHUNK>(s, block)),
+            ("lanes_skip_empty", lambda_lanes::<SKIP_EMPTY>(s, block)),
             ("cutoff", lambda_scalar_cutoff(s, block)),
         ] {
             let same = close(sums.0, other.0, sums.0)
@@ -444,8 +460,11 @@ fn check_agreement(s: &Setup, blocks: &Blocks) {
         let dp = delta_scalar(s, block, lambda_i);
         let size = norm2(dp).sqrt();
         for (name, other) in [
-            ("lanes", delta_lanes::<false>(s, block, lambda_i)),
-            ("lanes_skip_empty", delta_lanes::<true>(s, block, lambda_i)),
+            ("lanes", delta_lanes::<EVERY_CHUNK>(s, block, lambda_i)),
+            (
+                "lanes_skip_empty",
+                delta_lanes::<SKIP_EMPTY>(s, block, lambda_i),
+            ),
             ("cutoff", delta_scalar_cutoff(s, block, lambda_i)),
         ] {
             for (a, c) in dp.iter().zip(other) {
@@ -466,17 +485,12 @@ fn kernels(c: &mut Criterion) {
         .flat_map(|b| offsets(blocks.block(b)).map(|(x, _)| norm2(x)))
         .filter(|&r2| within(r2, setup.kernel.h2()))
         .count();
-    let (mut chunks, mut empty) = (0, 0);
+    let (mut chunks, mut live) = (0, 0);
     for b in 0..PARTICLES {
-        for_each_chunk(blocks.block(b), |x, _| {
-            chunks += 1;
-            empty += usize::from(
-                !norm2_lanes(x)
-                    .simd_lt(f32x8::splat(setup.kernel.h2()))
-                    .any(),
-            );
-        });
+        walk::<EVERY_CHUNK>(blocks.block(b), setup.kernel.h2(), |_, _, _| chunks += 1);
+        walk::<SKIP_EMPTY>(blocks.block(b), setup.kernel.h2(), |_, _, _| live += 1);
     }
+    let empty = chunks - live;
     eprintln!(
         "kernels: f32x8 backend {}, {} particles, {} candidate pairs, {:.1}% within h (1 in {:.1}), \
          {:.1}% of {} chunks of {LANES} with none within h",
@@ -513,8 +527,8 @@ fn kernels(c: &mut Criterion) {
     loops!(group, out, [
         "scalar" => |s, block, _| density_scalar(s, block),
         "scalar_cutoff" => |s, block, _| density_scalar_cutoff(s, block),
-        "lanes" => |s, block, _| density_lanes::<false>(s, block),
-        "lanes_skip_empty" => |s, block, _| density_lanes::<true>(s, block),
+        "lanes" => |s, block, _| density_lanes::<EVERY_CHUNK>(s, block),
+        "lanes_skip_empty" => |s, block, _| density_lanes::<SKIP_EMPTY>(s, block),
     ]);
     group.finish();
 
@@ -523,8 +537,8 @@ fn kernels(c: &mut Criterion) {
     loops!(group, out, [
         "scalar" => |s: &Setup, block, _| s.lambda_from(lambda_scalar(s, block)),
         "scalar_cutoff" => |s: &Setup, block, _| s.lambda_from(lambda_scalar_cutoff(s, block)),
-        "lanes" => |s: &Setup, block, _| s.lambda_from(lambda_lanes::<false>(s, block)),
-        "lanes_skip_empty" => |s: &Setup, block, _| s.lambda_from(lambda_lanes::<true>(s, block)),
+        "lanes" => |s: &Setup, block, _| s.lambda_from(lambda_lanes::<EVERY_CHUNK>(s, block)),
+        "lanes_skip_empty" => |s: &Setup, block, _| s.lambda_from(lambda_lanes::<SKIP_EMPTY>(s, block)),
     ]);
     group.finish();
 
@@ -533,8 +547,8 @@ fn kernels(c: &mut Criterion) {
     loops!(group, out3, [
         "scalar" => delta_scalar,
         "scalar_cutoff" => delta_scalar_cutoff,
-        "lanes" => delta_lanes::<false>,
-        "lanes_skip_empty" => delta_lanes::<true>,
+        "lanes" => delta_lanes::<EVERY_CHUNK>,
+        "lanes_skip_empty" => delta_lanes::<SKIP_EMPTY>,
     ]);
     group.finish();
 }

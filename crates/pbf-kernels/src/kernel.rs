@@ -17,7 +17,7 @@ use core::f64::consts::PI;
 /// let k = Kernel::<3>::new(0.1)?;
 /// assert_eq!(k.h(), 0.1);
 /// assert!(k.poly6(0.0) > 0.0);
-/// assert_eq!(k.poly6(0.01), 0.0); // r = h is outside the support
+/// assert_eq!(k.poly6(0.1 * 0.1), 0.0); // r = h is outside the support
 /// # Ok::<(), pbf_kernels::KernelError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]

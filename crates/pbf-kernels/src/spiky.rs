@@ -26,7 +26,10 @@ impl<const D: usize> Kernel<D> {
     }
 
     /// The factor `s(r2)` with `gradW(x) = s(|x|^2) x`: `-45/(pi h^6) (h - r)^2 / r` in
-    /// 3D, `-30/(pi h^5) (h - r)^2 / r` in 2D; 0 unless `0 < r2 < h^2` (so gradW(0) = 0).
+    /// 3D, `-30/(pi h^5) (h - r)^2 / r` in 2D; 0 unless `f32::MIN_POSITIVE <= r2 < h^2`.
+    /// So gradW(0) = 0, and a subnormal `r2` (particles about 1e-19 apart or closer)
+    /// counts as `r = 0`: there `r` has lost its precision and, for small `h`, the
+    /// factor would overflow to infinity (and `0 * inf` give a NaN component).
     ///
     /// The solver computes `r2` once per pair and scales the offset by this factor.
     ///
@@ -41,7 +44,7 @@ impl<const D: usize> Kernel<D> {
     /// ```
     #[inline]
     pub fn spiky_gradient_factor(&self, r2: f32) -> f32 {
-        if r2 < self.h2 && r2 > 0.0 {
+        if r2 < self.h2 && r2 >= f32::MIN_POSITIVE {
             let r = r2.sqrt();
             let d = self.h - r;
             self.spiky_grad_coef * (d * d) / r
@@ -87,7 +90,7 @@ impl<const D: usize> Kernel<D> {
         let r = r2.sqrt();
         let d = f32x8::splat(self.h) - r;
         let s = f32x8::splat(self.spiky_grad_coef) * (d * d) / r;
-        let inside = r2.simd_lt(h2) & r2.simd_gt(f32x8::ZERO);
+        let inside = r2.simd_lt(h2) & r2.simd_ge(f32x8::splat(f32::MIN_POSITIVE));
         inside.select(s, f32x8::ZERO)
     }
 

@@ -30,7 +30,9 @@ impl TensileCorrection {
     /// and `|dq| = dq_rel * h` with `dq_rel` in `(0, 1)`.
     ///
     /// # Errors
-    /// [`KernelError::InvalidTensileParameter`] naming `k`, `n` or `dq_rel`.
+    /// [`KernelError::InvalidTensileParameter`] naming `k`, `n` or `dq_rel`, also when
+    /// the term would overflow at `r = 0`, where it is largest: `dq_rel` when
+    /// `(W(0) / W(|dq|))^n` is not a finite `f32`, `k` when `k` times it is not.
     ///
     /// ```
     /// # use pbf_kernels::{Kernel, TensileCorrection, KernelError};
@@ -78,7 +80,25 @@ impl TensileCorrection {
                 reason: "W(|dq|) underflows f32 for this kernel radius",
             });
         }
-        Ok(Self { k, n, w_dq })
+        // Coincident particles must get a finite term: an infinite one would give them an
+        // infinite position delta, or NaN where the gradient is zero.
+        let unit = Self { k: 1.0, n, w_dq };
+        if !unit.s_corr(kernel, 0.0).is_finite() {
+            return Err(KernelError::InvalidTensileParameter {
+                field: "dq_rel",
+                value: f64::from(dq_rel),
+                reason: "(W(0) / W(|dq|))^n overflows f32: use a smaller dq_rel or n",
+            });
+        }
+        let correction = Self { k, n, w_dq };
+        if !correction.s_corr(kernel, 0.0).is_finite() {
+            return Err(KernelError::InvalidTensileParameter {
+                field: "k",
+                value: f64::from(k),
+                reason: "k (W(0) / W(|dq|))^n overflows f32",
+            });
+        }
+        Ok(correction)
     }
 
     /// The strength `k`.

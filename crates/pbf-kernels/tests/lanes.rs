@@ -1,0 +1,342 @@
+//! Every `_lanes` function is bit-identical to its scalar reference, lane by lane.
+//!
+//! The bound is exact: the lanes use only correctly rounded IEEE-754 operations
+//! (`+ - * /`, `sqrt`, comparisons and selects) in the order of the scalar code, with no
+//! fused multiply-add and no approximate reciprocal, so each lane must give the same
+//! bits as the scalar function of that lane's inputs (`to_bits()` equality, so `+0.0`
+//! and `-0.0` differ). The one allowance: when both results are NaN the payloads are
+//! not compared, since neither IEEE-754 nor Rust specifies them.
+//!
+//! Each case draws a kernel radius `h` in `1e-4..=1e4` (log-uniform, both ends
+//! included), a tensile correction, a uniform scalar argument, and eight independent
+//! inputs per lane argument, mixing ordinary values with the edge cases: `r = 0`,
+//! `r = h` exactly, `r = h (1 +/- 1e-6)`, `r2` one ulp either side of `h^2`, subnormal
+//! offsets and squared distances, NaN and infinity. `lanes_bit_identical!` then checks
+//! the term in 2D and in 3D. (`Kernel::spiky` has no lane version: the solver uses only
+//! its gradient; `tests/kernel_maths.rs` checks the gradient against it.)
+
+use pbf_kernels::{Kernel, TensileCorrection, f32x8, norm2, norm2_lanes};
+use proptest::array::{uniform, uniform8};
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use std::fmt::Debug;
+
+/// A per-lane value and its eight-lane form.
+trait Lanes: Copy + Debug {
+    type Wide;
+    /// Eight scalar values into lanes: lane `l` holds `lanes[l]`.
+    fn pack(lanes: [Self; 8]) -> Self::Wide;
+    /// The inverse of `pack`.
+    fn unpack(wide: Self::Wide) -> [Self; 8];
+    /// The `f32` components, in order.
+    fn components(&self) -> Vec<f32>;
+}
+
+impl Lanes for f32 {
+    type Wide = f32x8;
+    fn pack(lanes: [Self; 8]) -> f32x8 {
+        f32x8::from(lanes)
+    }
+    fn unpack(wide: f32x8) -> [Self; 8] {
+        wide.to_array()
+    }
+    fn components(&self) -> Vec<f32> {
+        vec![*self]
+    }
+}
+
+impl<const N: usize> Lanes for [f32; N] {
+    type Wide = [f32x8; N];
+    fn pack(lanes: [Self; 8]) -> [f32x8; N] {
+        std::array::from_fn(|axis| f32x8::from(lanes.map(|v| v[axis])))
+    }
+    fn unpack(wide: [f32x8; N]) -> [Self; 8] {
+        let axes = wide.map(f32x8::to_array);
+        std::array::from_fn(|lane| std::array::from_fn(|axis| axes[axis][lane]))
+    }
+    fn components(&self) -> Vec<f32> {
+        self.to_vec()
+    }
+}
+
+/// Tuples of lane arguments, packed argument by argument.
+macro_rules! tuple_lanes {
+    ($($t:ident $i:tt),+) => {
+        impl<$($t: Lanes),+> Lanes for ($($t,)+) {
+            type Wide = ($($t::Wide,)+);
+            fn pack(lanes: [Self; 8]) -> Self::Wide {
+                ($($t::pack(lanes.map(|v| v.$i)),)+)
+            }
+            fn unpack(wide: Self::Wide) -> [Self; 8] {
+                let unpacked = ($($t::unpack(wide.$i),)+);
+                std::array::from_fn(|lane| ($(unpacked.$i[lane],)+))
+            }
+            fn components(&self) -> Vec<f32> {
+                let mut out = Vec::new();
+                $(out.extend(self.$i.components());)+
+                out
+            }
+        }
+    };
+}
+tuple_lanes!(A 0);
+tuple_lanes!(A 0, B 1);
+tuple_lanes!(A 0, B 1, C 2);
+tuple_lanes!(A 0, B 1, C 2, E 3);
+
+fn same_bits(expected: f32, got: f32) -> bool {
+    expected.to_bits() == got.to_bits() || (expected.is_nan() && got.is_nan())
+}
+
+/// Runs `lanes` on the eight inputs packed into lanes and `scalar` on each input alone,
+/// and requires the same bits in every lane and every component.
+fn check_lanes<I: Lanes, O: Lanes>(
+    inputs: [I; 8],
+    scalar: impl Fn(I) -> O,
+    lanes: impl Fn(I::Wide) -> O::Wide,
+) -> Result<(), TestCaseError> {
+    let got = O::unpack(lanes(I::pack(inputs)));
+    for (lane, (input, got)) in inputs.iter().zip(got).enumerate() {
+        let expected = scalar(*input).components();
+        let got = got.components();
+        let same = expected.iter().zip(&got).all(|(e, g)| same_bits(*e, *g));
+        prop_assert!(
+            same,
+            "lane {lane}, inputs {input:?}: scalar {expected:?} (bits {:08x?}), lanes {got:?} (bits {:08x?})",
+            expected.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        );
+    }
+    Ok(())
+}
+
+/// What a case shares across its eight lanes.
+#[derive(Debug, Clone, Copy)]
+struct Setup<const D: usize> {
+    kernel: Kernel<D>,
+    tensile: TensileCorrection,
+    /// The scalar (splatted) argument of a term: mass, `m / rho0`.
+    uniform: f32,
+}
+
+/// `h` log-uniform in `1e-4..=1e4`, the documented range, with both ends and 1.
+fn radius() -> impl Strategy<Value = f32> {
+    prop_oneof![
+        6 => (-4.0f64..=4.0).prop_map(|e| 10f64.powf(e) as f32),
+        1 => Just(1e-4f32),
+        1 => Just(1e4f32),
+        1 => Just(1.0f32),
+    ]
+}
+
+/// Any finite value, weighted towards ordinary magnitudes, with the special ones.
+fn value() -> BoxedStrategy<f32> {
+    use proptest::num::f32::{NEGATIVE, NORMAL, POSITIVE, SUBNORMAL, ZERO};
+    prop_oneof![
+        4 => -1e3f32..1e3,
+        2 => POSITIVE | NEGATIVE | NORMAL | SUBNORMAL | ZERO,
+        1 => prop::sample::select(vec![
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            f32::MIN_POSITIVE,
+            -f32::MIN_POSITIVE,
+            f32::from_bits(1),
+            f32::MAX,
+            f32::MIN,
+        ]),
+    ]
+    .boxed()
+}
+
+fn setup<const D: usize>() -> impl Strategy<Value = Setup<D>> {
+    let k = prop_oneof![Just(0.0f32), Just(0.1), 0.0f32..2.0];
+    let dq_rel = prop_oneof![Just(0.2f32), 0.01f32..0.99];
+    (radius(), k, 1u32..=16, dq_rel, value()).prop_filter_map(
+        "parameters the constructors accept",
+        |(h, k, n, dq_rel, uniform)| {
+            let kernel = Kernel::<D>::new(h).ok()?;
+            let tensile = TensileCorrection::new(&kernel, k, n, dq_rel).ok()?;
+            Some(Setup {
+                kernel,
+                tensile,
+                uniform,
+            })
+        },
+    )
+}
+
+/// An offset `p_i - p_j` for a kernel of radius `h`: inside or outside the support,
+/// zero, exactly `h` along an axis, `h (1 +/- 1e-6)` along an axis or a random
+/// direction, subnormal components, and components so small that `r2` is subnormal
+/// or underflows.
+fn offset<const D: usize>(h: f32) -> BoxedStrategy<[f32; D]> {
+    let scales = vec![1.0f32, 1.0 - 1e-6, 1.0 + 1e-6];
+    let along_axis = (0..D, any::<bool>(), prop::sample::select(scales.clone())).prop_map(
+        move |(axis, negative, scale)| {
+            let mut x = [0.0; D];
+            x[axis] = if negative { -h * scale } else { h * scale };
+            x
+        },
+    );
+    let on_sphere = (uniform::<_, D>(-1.0f64..1.0), prop::sample::select(scales)).prop_filter_map(
+        "a direction",
+        move |(u, scale)| {
+            let length = u.iter().map(|c| c * c).sum::<f64>().sqrt();
+            (length > 1e-3)
+                .then(|| u.map(|c| (c / length * f64::from(h) * f64::from(scale)) as f32))
+        },
+    );
+    let subnormal = uniform::<_, D>(
+        proptest::num::f32::SUBNORMAL
+            | proptest::num::f32::ZERO
+            | proptest::num::f32::POSITIVE
+            | proptest::num::f32::NEGATIVE,
+    );
+    prop_oneof![
+        6 => uniform::<_, D>(-1.5 * h..1.5 * h),
+        1 => Just([0.0; D]),
+        2 => along_axis,
+        2 => on_sphere,
+        1 => subnormal,
+        1 => uniform::<_, D>(-1e-18f32..1e-18),
+    ]
+    .boxed()
+}
+
+/// A squared distance: of an offset, or one of `0`, `-0`, `h^2` and its neighbours,
+/// the smallest normal and a subnormal, NaN and infinity.
+fn squared_distance<const D: usize>(h: f32) -> BoxedStrategy<f32> {
+    let h2 = h * h;
+    let edges = vec![
+        0.0,
+        -0.0,
+        h2,
+        f32::from_bits(h2.to_bits() - 1),
+        f32::from_bits(h2.to_bits() + 1),
+        f32::MIN_POSITIVE,
+        f32::from_bits(1),
+        f32::NAN,
+        f32::INFINITY,
+    ];
+    prop_oneof![
+        4 => offset::<D>(h).prop_map(norm2),
+        1 => prop::sample::select(edges),
+    ]
+    .boxed()
+}
+
+/// A poly6 value `W(r)` of this kernel, or any value.
+fn poly6_value<const D: usize>(kernel: Kernel<D>) -> BoxedStrategy<f32> {
+    prop_oneof![
+        squared_distance::<D>(kernel.h()).prop_map(move |r2| kernel.poly6(r2)),
+        value(),
+    ]
+    .boxed()
+}
+
+/// A spiky gradient factor of this kernel, or any value.
+fn gradient_factor<const D: usize>(kernel: Kernel<D>) -> BoxedStrategy<f32> {
+    prop_oneof![
+        squared_distance::<D>(kernel.h()).prop_map(move |r2| kernel.spiky_gradient_factor(r2)),
+        value(),
+    ]
+    .boxed()
+}
+
+/// An `s_corr` value of this setup, or any value.
+fn s_corr_value<const D: usize>(setup: Setup<D>) -> BoxedStrategy<f32> {
+    prop_oneof![
+        squared_distance::<D>(setup.kernel.h())
+            .prop_map(move |r2| setup.tensile.s_corr(&setup.kernel, r2)),
+        value(),
+    ]
+    .boxed()
+}
+
+/// A spiky gradient of this kernel, or any vector.
+fn gradient<const D: usize>(kernel: Kernel<D>) -> BoxedStrategy<[f32; D]> {
+    prop_oneof![
+        offset::<D>(kernel.h()).prop_map(move |x| kernel.spiky_gradient(x)),
+        vector::<D>(),
+    ]
+    .boxed()
+}
+
+fn vector<const D: usize>() -> BoxedStrategy<[f32; D]> {
+    uniform::<_, D>(value()).boxed()
+}
+
+/// `lanes_bit_identical!(name: |setup| (argument in strategy, ...) => scalar, lanes);`
+/// checks, in 2D (`name::d2`) and 3D (`name::d3`), that `lanes` applied to eight
+/// drawn inputs per argument, packed into lanes, equals `scalar` applied to each lane's
+/// inputs, bit for bit. `D` names the dimension inside the strategies and expressions.
+macro_rules! lanes_bit_identical {
+    ($name:ident: |$s:ident| ($($arg:ident in $strategy:expr),+) => $scalar:expr, $lanes:expr) => {
+        mod $name {
+            use super::*;
+            lanes_bit_identical!(@dim d2, 2, |$s| ($($arg in $strategy),+) => $scalar, $lanes);
+            lanes_bit_identical!(@dim d3, 3, |$s| ($($arg in $strategy),+) => $scalar, $lanes);
+        }
+    };
+    (@dim $dim:ident, $d:literal, |$s:ident| ($($arg:ident in $strategy:expr),+) => $scalar:expr, $lanes:expr) => {
+        mod $dim {
+            use super::*;
+            const D: usize = $d;
+            proptest! {
+                #[test]
+                fn lanes_bit_identical(
+                    (case, inputs) in setup::<D>().prop_flat_map(|$s| (Just($s), uniform8(($($strategy,)+))))
+                ) {
+                    #[allow(unused_variables)]
+                    let $s = case;
+                    check_lanes(inputs, |($($arg,)+)| $scalar, |($($arg,)+)| $lanes)?;
+                }
+            }
+        }
+    };
+}
+
+#[rustfmt::skip]
+mod terms {
+    use super::*;
+
+    lanes_bit_identical!(norm2: |s| (x in offset::<D>(s.kernel.h())) => norm2(x), norm2_lanes(x));
+    lanes_bit_identical!(norm2_of_any: |s| (x in vector::<D>()) => norm2(x), norm2_lanes(x));
+    lanes_bit_identical!(poly6: |s| (r2 in squared_distance::<D>(s.kernel.h())) => s.kernel.poly6(r2), s.kernel.poly6_lanes(r2));
+    lanes_bit_identical!(spiky_gradient_factor: |s| (r2 in squared_distance::<D>(s.kernel.h())) => s.kernel.spiky_gradient_factor(r2), s.kernel.spiky_gradient_factor_lanes(r2));
+    lanes_bit_identical!(spiky_gradient: |s| (x in offset::<D>(s.kernel.h())) => s.kernel.spiky_gradient(x), s.kernel.spiky_gradient_lanes(x));
+    lanes_bit_identical!(s_corr: |s| (r2 in squared_distance::<D>(s.kernel.h())) => s.tensile.s_corr(&s.kernel, r2), s.tensile.s_corr_lanes(&s.kernel, r2));
+    lanes_bit_identical!(s_corr_from_poly6: |s| (w in poly6_value(s.kernel)) => s.tensile.s_corr_from_poly6(w), s.tensile.s_corr_from_poly6_lanes(w));
+    lanes_bit_identical!(density_term: |s| (r2 in squared_distance::<D>(s.kernel.h())) => s.kernel.density_term(s.uniform, r2), s.kernel.density_term_lanes(s.uniform, r2));
+    lanes_bit_identical!(constraint_gradient: |s| (factor in gradient_factor(s.kernel), x in offset::<D>(s.kernel.h())) => s.kernel.constraint_gradient(s.uniform, factor, x), s.kernel.constraint_gradient_lanes(s.uniform, factor, x));
+    lanes_bit_identical!(position_delta_term: |s| (lambda_sum in value(), s_corr in s_corr_value(s), factor in gradient_factor(s.kernel), x in offset::<D>(s.kernel.h())) => s.kernel.position_delta_term(s.uniform, lambda_sum, s_corr, factor, x), s.kernel.position_delta_term_lanes(s.uniform, lambda_sum, s_corr, factor, x));
+    lanes_bit_identical!(xsph_term: |s| (volume in value(), dv in vector::<D>(), w in poly6_value(s.kernel)) => s.kernel.xsph_term(volume, dv, w), s.kernel.xsph_term_lanes(volume, dv, w));
+    lanes_bit_identical!(vorticity_term: |s| (volume in value(), dv in vector::<D>(), grad in gradient(s.kernel)) => s.kernel.vorticity_term(volume, dv, grad), s.kernel.vorticity_term_lanes(volume, dv, grad));
+    lanes_bit_identical!(vorticity_gradient_term: |s| (volume in value(), d_magnitude in value(), grad in gradient(s.kernel)) => s.kernel.vorticity_gradient_term(volume, d_magnitude, grad), s.kernel.vorticity_gradient_term_lanes(volume, d_magnitude, grad));
+}
+
+/// The packing helpers themselves: a lane mix-up would make every check above vacuous.
+#[test]
+fn packing_puts_input_l_in_lane_l() {
+    let inputs: [([f32; 3], f32); 8] =
+        std::array::from_fn(|l| ([l as f32, 10.0 + l as f32, 20.0 + l as f32], -(l as f32)));
+    let (x, w) = <([f32; 3], f32)>::pack(inputs);
+    assert_eq!(x[1].to_array()[5], 15.0);
+    assert_eq!(w.to_array()[7], -7.0);
+    assert_eq!(<([f32; 3], f32)>::unpack((x, w)), inputs);
+    // A lanes function that swaps two lanes is caught.
+    let swapped = check_lanes(
+        inputs.map(|(_, w)| w),
+        |w: f32| w,
+        |w: f32x8| {
+            let mut a = w.to_array();
+            a.swap(2, 3);
+            f32x8::from(a)
+        },
+    );
+    assert!(swapped.is_err());
+    // So is a sign of zero.
+    assert!(check_lanes([0.0f32; 8], |w: f32| w, |w: f32x8| -w).is_err());
+}
