@@ -559,9 +559,9 @@ impl<const D: usize> Collider<D> {
                 let half = 0.5 * wall_thickness;
                 let s = if d < 0.0 { -1.0 } else { 1.0 };
                 let shell = (d.abs() - half, n.map(|c| c * s));
-                let cut_bowl =
-                    open_top && matches!(self.shape, Shape::Sphere { .. } | Shape::Capsule { .. });
-                if cut_bowl {
+                // Open containers are cut at their rim: boxes and cylinders at the top
+                // face (their shell was built without it), bowls at their middle.
+                if open_top {
                     let above = p[1] - self.shape.top();
                     if above > shell.0 {
                         let mut up = [0.0; D];
@@ -769,6 +769,8 @@ mod tests {
             assert!(glass.distance([0.0, y, 0.0]) > 0.0, "inside at y = {y}");
         }
         assert!(glass.distance([0.5, 0.5, 0.0]) < 0.0); // side wall
+        assert!(glass.distance([0.5, 1.05, 0.0]) > 0.0); // above the rim of the wall
+        assert!(glass.distance([0.5, 0.95, 0.0]) < 0.0); // the wall just below the rim
         assert!(glass.distance([0.0, 0.0, 0.0]) < 0.0); // bottom
         assert!(glass.distance([0.0, -0.2, 0.0]) > 0.0); // below
         let closed = Collider::new(
