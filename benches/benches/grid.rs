@@ -187,25 +187,27 @@ fn timed(pool: &rayon::ThreadPool, iters: u64, mut f: impl FnMut() + Send) -> Du
 fn label(side: usize) -> &'static str {
     match side {
         ..=22 => "10k",
-        ..=46 => "100k",
+        23..=46 => "100k",
         _ => "1M",
     }
 }
 
-/// Short measurements for the large cases, so the whole bench takes minutes.
+/// Ten flat samples per case, measured for about `seconds_at_1m` at 1M points and
+/// a tenth of it per tenth of the points, so that the whole bench takes minutes.
 fn configure(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     side: usize,
+    seconds_at_1m: f64,
 ) {
+    let scale = (side * side * side) as f64 / 1e6;
     group.sample_size(10);
-    if side >= 100 {
-        group.sampling_mode(SamplingMode::Flat);
-        group.warm_up_time(Duration::from_millis(500));
-        group.measurement_time(Duration::from_secs(2));
-    } else {
-        group.warm_up_time(Duration::from_millis(300));
-        group.measurement_time(Duration::from_secs(1));
-    }
+    group.sampling_mode(SamplingMode::Flat);
+    group.warm_up_time(Duration::from_secs_f64(
+        (0.3 * seconds_at_1m * scale).clamp(0.2, 1.0),
+    ));
+    group.measurement_time(Duration::from_secs_f64(
+        (seconds_at_1m * scale.powf(0.5)).max(0.5),
+    ));
 }
 
 fn bench_rebuild(c: &mut Criterion) {
@@ -215,7 +217,7 @@ fn bench_rebuild(c: &mut Criterion) {
         let points = lattice(side, &mut rng);
         let n = points[0].len();
         let shuffled_points = shuffled(&points, &mut rng);
-        configure(&mut group, side);
+        configure(&mut group, side, 1.5);
         group.throughput(Throughput::Elements(n as u64));
         for threads in THREADS {
             let pool = pool(threads);
@@ -252,12 +254,14 @@ fn bench_rebuild(c: &mut Criterion) {
                     })
                 },
             );
-            let changed = grid
+            // How far a steady step moves points in the sorted order, on average.
+            let shift = grid
                 .permutation()
                 .iter()
                 .enumerate()
-                .filter(|&(k, &p)| k != p as usize)
-                .count();
+                .map(|(k, &p)| k.abs_diff(p as usize) as f64)
+                .sum::<f64>()
+                / n as f64;
             let mut first = Grid::<3>::new();
             group.bench_function(
                 BenchmarkId::new(format!("shuffled/{threads}t"), label(side)),
@@ -271,7 +275,7 @@ fn bench_rebuild(c: &mut Criterion) {
             );
             if threads == 1 {
                 eprintln!(
-                    "grid_rebuild {}: {} cells; a steady step moves {changed} of {n} points in the order",
+                    "grid_rebuild {}: {} cells; a steady step moves points {shift:.1} places in the order on average",
                     label(side),
                     grid.cells().len()
                 );
@@ -299,7 +303,7 @@ fn bench_density(c: &mut Criterion) {
         let (grid, sorted) = sorted_scene(side);
         let n = grid.len();
         let mut density = vec![0.0f32; n];
-        configure(&mut group, side);
+        configure(&mut group, side, 2.5);
         group.throughput(Throughput::Elements(n as u64));
         for threads in THREADS {
             let pool = pool(threads);
@@ -331,7 +335,7 @@ fn bench_neighbour_list(c: &mut Criterion) {
         let (grid, sorted) = sorted_scene(side);
         let n = grid.len();
         let mut list = NeighbourList::new();
-        configure(&mut group, side);
+        configure(&mut group, side, 4.0);
         group.throughput(Throughput::Elements(n as u64));
         for threads in THREADS {
             let pool = pool(threads);
@@ -363,7 +367,7 @@ fn bench_brute_force(c: &mut Criterion) {
     let (_, sorted) = sorted_scene(side);
     let n = sorted[0].len();
     let mut density = vec![0.0f32; n];
-    configure(&mut group, side);
+    configure(&mut group, side, 5.0);
     group.throughput(Throughput::Elements(n as u64));
     for threads in THREADS {
         let pool = pool(threads);
