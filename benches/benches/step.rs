@@ -11,7 +11,11 @@ use pbf_core::scenes::{AnySolver, build};
 use std::time::Duration;
 
 fn label(n: usize) -> String {
-    if n >= 1_000_000 { format!("{}M", n / 1_000_000) } else { format!("{}k", n / 1000) }
+    if n >= 1_000_000 {
+        format!("{}M", n / 1_000_000)
+    } else {
+        format!("{}k", n / 1000)
+    }
 }
 
 fn phases(solver: &mut AnySolver, steps: usize) -> String {
@@ -30,7 +34,12 @@ fn phases(solver: &mut AnySolver, steps: usize) -> String {
     let per_pi = total.as_secs_f64() * 1e9 / (solver.len() as f64 * iterations as f64);
     format!(
         "predict {:.2} ms, neighbours {:.2} ms, constraints {:.2} ms, velocity {:.2} ms, total {:.2} ms; {:.2} ns per particle-iteration",
-        ms(t[0]), ms(t[1]), ms(t[2]), ms(t[3]), ms(total), per_pi
+        ms(t[0]),
+        ms(t[1]),
+        ms(t[2]),
+        ms(t[3]),
+        ms(total),
+        per_pi
     )
 }
 
@@ -45,20 +54,31 @@ fn bench_step(c: &mut Criterion) {
     let mut group = c.benchmark_group("step");
     for &(scene, particles) in cases {
         for threads in [1usize, 2] {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("pool");
             let mut solver = build(scene, particles).expect("scene");
             let n = solver.len();
             pool.install(|| {
                 for _ in 0..30 {
                     solver.step().expect("warm-up");
                 }
-                eprintln!("{scene} {} on {threads} thread(s): {}", label(n), phases(&mut solver, 5));
+                eprintln!(
+                    "{scene} {} on {threads} thread(s): {}",
+                    label(n),
+                    phases(&mut solver, 5)
+                );
             });
             group.throughput(Throughput::Elements(n as u64));
             if n >= 1_000_000 {
-                group.sample_size(10).measurement_time(Duration::from_secs(20));
+                group
+                    .sample_size(10)
+                    .measurement_time(Duration::from_secs(20));
             } else {
-                group.sample_size(20).measurement_time(Duration::from_secs(8));
+                group
+                    .sample_size(20)
+                    .measurement_time(Duration::from_secs(8));
             }
             let id = BenchmarkId::new(format!("{scene}/{threads}t"), label(n));
             group.bench_function(id, |b| {
