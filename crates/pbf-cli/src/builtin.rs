@@ -388,15 +388,7 @@ pub fn scene_to_toml(file: &SceneFile, title: &str) -> String {
         );
         w.comment("capsule (a, b, radius), cylinder (base, radius, height: stands on +y)");
         w.entry("shape", &format!("\"{}\"", c.shape.name()), "");
-        for name in [
-            "point",
-            "normal",
-            "center",
-            "half_extents",
-            "a",
-            "b",
-            "base",
-        ] {
+        for name in crate::scene::VECTOR_FIELDS {
             w.opt(name, c.vector_field(name).map(|v| array(v)), "");
         }
         w.opt("radius", c.radius.map(float), "");

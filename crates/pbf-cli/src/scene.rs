@@ -213,6 +213,17 @@ pub struct ColliderSpec {
     pub restitution: Option<f64>,
 }
 
+/// The names of every shape's vector fields, in the order scene files list them.
+pub(crate) const VECTOR_FIELDS: [&str; 7] = [
+    "point",
+    "normal",
+    "center",
+    "half_extents",
+    "a",
+    "b",
+    "base",
+];
+
 impl ColliderSpec {
     pub(crate) fn vector_field(&self, name: &str) -> Option<&Vec<f64>> {
         match name {
@@ -464,15 +475,7 @@ impl Scene {
         for (i, c) in f.colliders.iter().enumerate() {
             let here = root.key("collider").index(i);
             let (vectors, scalars) = c.shape.fields();
-            for name in [
-                "point",
-                "normal",
-                "center",
-                "half_extents",
-                "a",
-                "b",
-                "base",
-            ] {
+            for name in VECTOR_FIELDS {
                 match (c.vector_field(name), vectors.contains(&name)) {
                     (Some(v), true) => check(here.key(name), v)?,
                     (None, true) => {

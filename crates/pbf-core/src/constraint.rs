@@ -20,7 +20,25 @@ pub(crate) struct Constraint<'a, const D: usize> {
     pub(crate) boundary: Boundary<'a, D>,
 }
 
-impl<const D: usize> Constraint<'_, D> {
+impl<'a, const D: usize> Constraint<'a, D> {
+    /// The constants of the passes for `params`, with these walls.
+    pub(crate) fn new(
+        params: &crate::Params<D>,
+        kernel: &'a Kernel<D>,
+        tensile: &'a TensileCorrection,
+        boundary: Boundary<'a, D>,
+    ) -> Self {
+        Self {
+            kernel,
+            tensile,
+            mass: params.mass(),
+            rest_density: params.rest_density(),
+            epsilon: params.cfm_epsilon(),
+            unilateral: params.unilateral(),
+            boundary,
+        }
+    }
+
     /// For every particle: the density `rho_i = m sum_j W_ij + rho0 Phi(walls)` (j = i
     /// included; see [`crate::boundary`] for the walls' share), the
     /// multiplier `lambda_i = -C_i / (sum_k |grad_k C_i|^2 + eps)` with

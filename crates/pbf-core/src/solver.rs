@@ -516,19 +516,16 @@ impl<const D: usize> Solver<D> {
         let searched_at = Instant::now();
 
         // 5. Constraint iterations.
-        let constraint = Constraint {
-            kernel: &self.kernel,
-            tensile: &self.tensile,
-            mass: self.params.mass(),
-            rest_density: self.params.rest_density(),
-            epsilon: self.params.cfm_epsilon(),
-            unilateral: self.params.unilateral(),
-            boundary: Boundary {
+        let constraint = Constraint::new(
+            &self.params,
+            &self.kernel,
+            &self.tensile,
+            Boundary {
                 domain: &self.domain,
                 colliders: &self.colliders,
                 tables: &self.walls,
             },
-        };
+        );
         let (min_iterations, max_iterations, target) = match self.params.iterations() {
             Iterations::Fixed(k) => (k, k, None),
             Iterations::Adaptive {
@@ -918,19 +915,16 @@ impl<const D: usize> Solver<D> {
         }
         // An unbounded domain and no colliders: nothing but the constraint moves.
         let free = Domain::new([f32::MIN; D], [f32::MAX; D])?;
-        let constraint = Constraint {
-            kernel: &self.kernel,
-            tensile: &self.tensile,
-            mass: self.params.mass(),
-            rest_density: self.params.rest_density(),
-            epsilon: self.params.cfm_epsilon(),
-            unilateral: self.params.unilateral(),
-            boundary: Boundary {
+        let constraint = Constraint::new(
+            &self.params,
+            &self.kernel,
+            &self.tensile,
+            Boundary {
                 domain: &free,
                 colliders: &[],
                 tables: &self.walls,
             },
-        };
+        );
         let nb = Neighbourhood {
             grid: &self.grid,
             positions: refs(&sorted),
