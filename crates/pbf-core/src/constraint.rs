@@ -4,7 +4,7 @@
 use crate::boundary::Boundary;
 use crate::collide::{Collider, Domain};
 use crate::lanes::{Lane, norm2};
-use crate::neighbourhood::Neighbourhood;
+use crate::lists::Neighbourhood;
 use crate::parallel::for_each_chunk;
 use pbf_kernels::{Kernel, TensileCorrection};
 
@@ -40,7 +40,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
     }
 
     /// For every particle: the density `rho_i = m sum_j W_ij + rho0 Phi(walls)` (j = i
-    /// included; see [`crate::boundary`] for the walls' share), the
+    /// included, as `W(0)`; see [`crate::boundary`] for the walls' share), the
     /// multiplier `lambda_i = -C_i / (sum_k |grad_k C_i|^2 + eps)` with
     /// `C_i = rho_i / rho0 - 1` (clamped at 0 when unilateral), and the number of
     /// particles within h (itself included).
@@ -53,6 +53,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
     ) {
         let (kernel, h2) = (self.kernel, self.kernel.h2());
         let scale = self.mass / self.rest_density;
+        let self_weight = kernel.poly6(0.0);
         for_each_chunk(
             [density, lambda, count],
             &|start, [density, lambda, count]| {
@@ -62,7 +63,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
                     let mut grad_sum = [L::splat(0.0); D];
                     let mut grad_sq = L::splat(0.0);
                     let mut within = L::splat(0.0);
-                    nb.for_each_block::<L>(i, kernel.h2(), |_, x, r2| {
+                    nb.for_each_block::<L>(i, |_, x, r2| {
                         w_sum += L::poly6(kernel, r2);
                         let factor = L::gradient_factor(kernel, r2);
                         let g: [L; D] = core::array::from_fn(|a| factor * x[a]);
@@ -74,7 +75,8 @@ impl<'a, const D: usize> Constraint<'a, D> {
                     });
                     let p: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
                     let (wall_share, wall_grad) = self.boundary.density_and_gradient(p);
-                    let rho = self.mass * w_sum.sum() + self.rest_density * wall_share;
+                    let rho =
+                        self.mass * (self_weight + w_sum.sum()) + self.rest_density * wall_share;
                     let mut c = rho / self.rest_density - 1.0;
                     if self.unilateral {
                         c = c.max(0.0);
@@ -85,7 +87,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
                         pbf_kernels::norm2(grad_i) + scale * scale * grad_sq.sum() + self.epsilon;
                     density[k] = rho;
                     lambda[k] = -c / denominator;
-                    count[k] = within.sum();
+                    count[k] = 1.0 + within.sum();
                 }
             },
         );
@@ -111,11 +113,11 @@ impl<'a, const D: usize> Constraint<'a, D> {
                 let i = start + k;
                 let lambda_i = L::splat(lambda[i]);
                 let mut dp = [L::splat(0.0); D];
-                nb.for_each_block::<L>(i, kernel.h2(), |j, x, r2| {
+                nb.for_each_block::<L>(i, |j, x, r2| {
                     let w = L::poly6(kernel, r2);
                     let s_corr = L::s_corr(self.tensile, w);
                     let factor = L::gradient_factor(kernel, r2);
-                    let lambda_sum = lambda_i + L::load(lambda, j);
+                    let lambda_sum = lambda_i + L::gather(lambda, j);
                     let term = L::position_delta(kernel, 1.0, lambda_sum, s_corr, factor, x);
                     for a in 0..D {
                         dp[a] += term[a];

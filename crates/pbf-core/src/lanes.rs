@@ -15,14 +15,14 @@ pub(crate) trait Lane:
     fn splat(v: f32) -> Self;
     /// `WIDTH` consecutive values from `s[j..]`; lanes past the end of `s` read 0.
     fn load(s: &[f32], j: usize) -> Self;
+    /// The values `s[indices[lane]]` of the first `WIDTH` indices.
+    fn gather(s: &[f32], indices: &[u32; 8]) -> Self;
     /// `r2` with the lanes at `remaining..` set to +inf (outside every support).
     fn mask_tail(r2: Self, remaining: usize) -> Self;
     /// The sum of the lanes.
     fn sum(self) -> f32;
     /// 1 where `r2 < h2`, else 0.
     fn indicator(r2: Self, h2: f32) -> Self;
-    /// Whether any lane has `r2 < h2`.
-    fn any_within(r2: Self, h2: f32) -> bool;
     /// `1 / self` where `self > 0`, else 0.
     fn recip_or_zero(self) -> Self;
     fn poly6<const D: usize>(k: &Kernel<D>, r2: Self) -> Self;
@@ -62,6 +62,10 @@ impl Lane for f32 {
         s[j]
     }
     #[inline(always)]
+    fn gather(s: &[f32], indices: &[u32; 8]) -> Self {
+        s[indices[0] as usize]
+    }
+    #[inline(always)]
     fn mask_tail(r2: Self, _remaining: usize) -> Self {
         r2
     }
@@ -76,10 +80,6 @@ impl Lane for f32 {
         } else {
             0.0
         }
-    }
-    #[inline(always)]
-    fn any_within(r2: Self, h2: f32) -> bool {
-        pbf_kernels::within(r2, h2)
     }
     #[inline(always)]
     fn recip_or_zero(self) -> Self {
@@ -157,6 +157,10 @@ impl Lane for f32x8 {
         }
     }
     #[inline(always)]
+    fn gather(s: &[f32], indices: &[u32; 8]) -> Self {
+        f32x8::from(indices.map(|j| s[j as usize]))
+    }
+    #[inline(always)]
     fn mask_tail(r2: Self, remaining: usize) -> Self {
         if remaining >= 8 {
             r2
@@ -172,10 +176,6 @@ impl Lane for f32x8 {
     #[inline(always)]
     fn indicator(r2: Self, h2: f32) -> Self {
         r2.simd_lt(f32x8::splat(h2)).select(f32x8::ONE, f32x8::ZERO)
-    }
-    #[inline(always)]
-    fn any_within(r2: Self, h2: f32) -> bool {
-        r2.simd_lt(f32x8::splat(h2)).any()
     }
     #[inline(always)]
     fn recip_or_zero(self) -> Self {
@@ -252,6 +252,17 @@ mod tests {
         );
         let s: Vec<f32> = (0..20).map(|v| v as f32).collect();
         assert_eq!(<f32x8 as Lane>::load(&s, 4).to_array()[7], 11.0);
+    }
+
+    #[test]
+    fn gather_reads_the_indexed_values() {
+        let s: Vec<f32> = (0..20).map(|v| v as f32 * 0.5).collect();
+        let indices = [3, 19, 0, 0, 7, 8, 2, 11];
+        assert_eq!(
+            <f32x8 as Lane>::gather(&s, &indices).to_array(),
+            [1.5, 9.5, 0.0, 0.0, 3.5, 4.0, 1.0, 5.5]
+        );
+        assert_eq!(<f32 as Lane>::gather(&s, &indices), 1.5);
     }
 
     #[test]

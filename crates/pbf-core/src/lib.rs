@@ -52,7 +52,7 @@ mod diagnostics;
 mod emitter;
 mod error;
 mod lanes;
-mod neighbourhood;
+mod lists;
 mod parallel;
 mod params;
 pub mod scenes;

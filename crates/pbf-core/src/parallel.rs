@@ -51,30 +51,46 @@ pub(crate) fn for_each_chunk<O: Outputs, F>(outputs: O, f: &F)
 where
     F: Fn(usize, O) + Sync,
 {
-    let len = outputs.len();
-    split(0, len, outputs, f);
+    for_each_chunk_of(outputs, MIN_CHUNK, 64, f);
 }
 
-#[cfg(feature = "rayon")]
-fn split<O: Outputs, F>(start: usize, len: usize, outputs: O, f: &F)
+/// [`for_each_chunk`] with chunks of at most `min_len` elements (at least 1) whose
+/// starts are multiples of `align`, for outputs whose elements are themselves blocks
+/// of particles.
+pub(crate) fn for_each_chunk_of<O: Outputs, F>(outputs: O, min_len: usize, align: usize, f: &F)
 where
     F: Fn(usize, O) + Sync,
 {
-    if len <= MIN_CHUNK {
+    let len = outputs.len();
+    split(0, len, min_len.max(1), align.max(1), outputs, f);
+}
+
+#[cfg(feature = "rayon")]
+fn split<O: Outputs, F>(start: usize, len: usize, min_len: usize, align: usize, outputs: O, f: &F)
+where
+    F: Fn(usize, O) + Sync,
+{
+    let mid = (len / 2).next_multiple_of(align).min(len);
+    if len <= min_len || mid == 0 || mid == len {
         f(start, outputs);
         return;
     }
-    let mid = (len / 2).next_multiple_of(64).min(len);
     let (left, right) = outputs.split_at(mid);
     rayon::join(
-        || split(start, mid, left, f),
-        || split(start + mid, len - mid, right, f),
+        || split(start, mid, min_len, align, left, f),
+        || split(start + mid, len - mid, min_len, align, right, f),
     );
 }
 
 #[cfg(not(feature = "rayon"))]
-fn split<O: Outputs, F>(start: usize, _len: usize, outputs: O, f: &F)
-where
+fn split<O: Outputs, F>(
+    start: usize,
+    _len: usize,
+    _min_len: usize,
+    _align: usize,
+    outputs: O,
+    f: &F,
+) where
     F: Fn(usize, O) + Sync,
 {
     f(start, outputs);

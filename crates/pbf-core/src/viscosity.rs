@@ -2,7 +2,7 @@
 //! confinement needs, since both read the same neighbours and velocities.
 
 use crate::lanes::Lane;
-use crate::neighbourhood::Neighbourhood;
+use crate::lists::Neighbourhood;
 use crate::parallel::for_each_chunk;
 use pbf_kernels::Kernel;
 
@@ -28,9 +28,9 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
                 let mut xsph = [L::splat(0.0); D];
                 let mut curl = [L::splat(0.0); 3];
                 let want_curl = omega.is_some();
-                nb.for_each_block::<L>(i, kernel.h2(), |j, x, r2| {
-                    let volume = L::splat(mass) * recip(L::load(density, j));
-                    let dv: [L; D] = core::array::from_fn(|a| L::load(velocity[a], j) - vi[a]);
+                nb.for_each_block::<L>(i, |j, x, r2| {
+                    let volume = L::splat(mass) * recip(L::gather(density, j));
+                    let dv: [L; D] = core::array::from_fn(|a| L::gather(velocity[a], j) - vi[a]);
                     let w = L::poly6(kernel, r2);
                     let t = L::xsph(kernel, volume, dv, w);
                     for a in 0..D {
@@ -115,8 +115,10 @@ mod tests {
         }
         let kernel = Kernel::<3>::new(h).unwrap();
         // Densities from the lattice itself.
+        let mut lists = crate::lists::NeighbourLists::default();
+        lists.build(&grid, [&pos[0], &pos[1], &pos[2]], h * h);
         let nb = Neighbourhood {
-            grid: &grid,
+            lists: &lists,
             positions: [&pos[0], &pos[1], &pos[2]],
         };
         let mut density = vec![0.0f32; count];

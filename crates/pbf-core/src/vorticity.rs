@@ -2,7 +2,7 @@
 //! rotation the solver's damping removes.
 
 use crate::lanes::Lane;
-use crate::neighbourhood::Neighbourhood;
+use crate::lists::Neighbourhood;
 use crate::parallel::for_each_chunk;
 use pbf_kernels::Kernel;
 
@@ -25,9 +25,9 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
             let i = start + k;
             let magnitude_i = L::splat(omega[3][i]);
             let mut eta = [L::splat(0.0); D];
-            nb.for_each_block::<L>(i, kernel.h2(), |j, x, r2| {
-                let volume = L::splat(mass) * L::recip_or_zero(L::load(density, j));
-                let d_magnitude = L::load(omega[3], j) - magnitude_i;
+            nb.for_each_block::<L>(i, |j, x, r2| {
+                let volume = L::splat(mass) * L::recip_or_zero(L::gather(density, j));
+                let d_magnitude = L::gather(omega[3], j) - magnitude_i;
                 let factor = L::gradient_factor(kernel, r2);
                 let grad: [L; D] = core::array::from_fn(|a| factor * x[a]);
                 let t = L::vorticity_gradient(kernel, volume, d_magnitude, grad);

@@ -89,7 +89,7 @@ fn deviation(a: &[[f32; 3]], b: &[[f32; 3]], scale: f32, h: f32) -> f32 {
 /// about tenfold every five steps. Two runs that differ only by rounding therefore
 /// agree to about the deviation that a one-ulp nudge produces. The tolerance stated
 /// and asserted: after 10 steps, within 1e-3 h and within 4x the one-ulp baseline
-/// (which is about 6e-5 h there).
+/// (which is about 1e-5 h there).
 const HORIZON: usize = 10;
 
 fn baseline() -> (Vec<[f32; 3]>, f32) {

@@ -1,0 +1,265 @@
+//! Neighbour lists, built once per step from the grid's candidate ranges.
+//!
+//! The grid hands every particle the particles of the `3^D` cells around its own:
+//! about 216 candidates in 3D at h = 2 x spacing, of which only about 15% lie within
+//! h. A step walks the neighbourhood of every particle ten or more times (two passes
+//! per constraint iteration, one more for the final densities, XSPH and vorticity),
+//! so it pays to sift the candidates once: [`NeighbourLists::build`] keeps, for every
+//! particle, the indices `j != i` with `r^2 < h^2` (the predicate of
+//! [`pbf_kernels::within`]) in ascending order, and every pass then loads its lanes
+//! from those indices. This is the neighbour search of Macklin & Müller (2013,
+//! Algorithm 1, line 6): once per step, on the predicted positions. Pairs that leave
+//! h during the iterations get zero from every kernel; pairs that enter it are not
+//! seen until the next step (their kernel values are near zero at r = h).
+//!
+//! Storage is blocked: the lists of [`BLOCK`] consecutive particles share one index
+//! vector, so blocks are built in parallel without a global prefix sum, and every
+//! vector keeps its capacity between steps (no allocation in steady state).
+
+use crate::lanes::{Lane, norm2};
+use crate::parallel::for_each_chunk_of;
+use pbf_grid::Grid;
+use pbf_kernels::f32x8;
+
+/// Particles per list block.
+pub(crate) const BLOCK: usize = 256;
+
+/// The lists of one block of [`BLOCK`] particles.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct ListBlock {
+    /// `ends[k]` is one past the last entry of particle `k` of the block in `indices`.
+    ends: Vec<u32>,
+    /// The lists one after the other; entries past the last end are scratch.
+    indices: Vec<u32>,
+}
+
+/// Every particle's neighbours within h, excluding itself.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct NeighbourLists {
+    blocks: Vec<ListBlock>,
+}
+
+impl NeighbourLists {
+    /// Rebuilds the lists for `positions` (sorted as the grid's last rebuild left them).
+    ///
+    /// # Panics
+    /// When `positions` do not have the grid's length (a bug in the caller).
+    pub(crate) fn build<const D: usize>(
+        &mut self,
+        grid: &Grid<D>,
+        positions: [&[f32]; D],
+        h2: f32,
+    ) {
+        let n = positions[0].len();
+        assert!(
+            positions.iter().all(|p| p.len() == n) && grid.cell_of().len() == n,
+            "neighbour lists: positions and grid disagree in length"
+        );
+        let blocks = n.div_ceil(BLOCK);
+        if self.blocks.len() < blocks {
+            self.blocks.resize_with(blocks, ListBlock::default);
+        }
+        for_each_chunk_of([&mut self.blocks[..blocks]], 1, 1, &|first, [chunk]| {
+            for (b, block) in chunk.iter_mut().enumerate() {
+                let start = (first + b) * BLOCK;
+                fill_block(block, grid, positions, h2, start..(start + BLOCK).min(n));
+            }
+        });
+    }
+
+    /// The neighbours of particle `i`, ascending, `i` itself not included.
+    #[inline(always)]
+    pub(crate) fn of(&self, i: usize) -> &[u32] {
+        let block = &self.blocks[i / BLOCK];
+        let k = i % BLOCK;
+        let start = if k == 0 {
+            0
+        } else {
+            block.ends[k - 1] as usize
+        };
+        &block.indices[start..block.ends[k] as usize]
+    }
+}
+
+/// For every 8-bit mask, the positions of its set bits, lowest first (the rest 0).
+const COMPRESS: [[u32; 8]; 256] = {
+    let mut table = [[0u32; 8]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut bit, mut k) = (0, 0);
+        while bit < 8 {
+            if mask & (1 << bit) != 0 {
+                table[mask][k] = bit as u32;
+                k += 1;
+            }
+            bit += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
+/// The lists of the particles `range`, by an eight-wide distance test over their
+/// candidate ranges. The indices of a block of candidates within h are written eight
+/// at a time through [`COMPRESS`] (the surplus is overwritten by the next block), so
+/// `block.indices` keeps its high-water length and only the `ends` say what is used.
+fn fill_block<const D: usize>(
+    block: &mut ListBlock,
+    grid: &Grid<D>,
+    positions: [&[f32]; D],
+    h2: f32,
+    range: core::ops::Range<usize>,
+) {
+    block.ends.clear();
+    let cells = grid.cell_of();
+    let limit = f32x8::splat(h2);
+    let mut used = 0usize;
+    for i in range {
+        let xi: [f32x8; D] = core::array::from_fn(|a| f32x8::splat(positions[a][i]));
+        let candidates = grid.candidate_ranges(cells[i] as usize);
+        let most: usize = candidates.iter().map(|r| r.len()).sum();
+        if block.indices.len() < used + most + 8 {
+            let grown = (used + most + 8).max(block.indices.len() * 5 / 4);
+            block.indices.resize(grown, 0);
+        }
+        for candidates in candidates {
+            let (start, end) = (candidates.start as usize, candidates.end as usize);
+            let mut j = start;
+            while j < end {
+                let x: [f32x8; D] =
+                    core::array::from_fn(|a| xi[a] - <f32x8 as Lane>::load(positions[a], j));
+                let r2 = <f32x8 as Lane>::mask_tail(norm2(x), end - j);
+                let mut bits = r2.simd_lt(limit).to_bitmask();
+                let own = i.wrapping_sub(j);
+                if own < 8 {
+                    bits &= !(1 << own);
+                }
+                let lanes = &COMPRESS[bits as usize];
+                let out = &mut block.indices[used..used + 8];
+                for k in 0..8 {
+                    out[k] = j as u32 + lanes[k];
+                }
+                used += bits.count_ones() as usize;
+                j += 8;
+            }
+        }
+        block.ends.push(used as u32);
+    }
+}
+
+/// The particles of one step: their sorted positions and their lists.
+pub(crate) struct Neighbourhood<'a, const D: usize> {
+    pub(crate) lists: &'a NeighbourLists,
+    pub(crate) positions: [&'a [f32]; D],
+}
+
+/// The indices of one block of neighbours; lanes past the end of the list hold the
+/// particle's own index (and are masked out of the support).
+pub(crate) type Indices = [u32; 8];
+
+impl<const D: usize> Neighbourhood<'_, D> {
+    /// Calls `f(indices, x, r2)` for every block of `L::WIDTH` neighbours of particle
+    /// `i` in list order, with the offsets `x = p_i - p_j` at the current positions and
+    /// their squared lengths; lanes past the end of the list carry `x = 0` and
+    /// `r2 = +inf`. The order is fixed, so sums over it are the same on every run and
+    /// every thread count. Load other per-particle values with [`Lane::gather`].
+    #[inline(always)]
+    pub(crate) fn for_each_block<L: Lane>(&self, i: usize, mut f: impl FnMut(&Indices, [L; D], L)) {
+        let xi: [L; D] = core::array::from_fn(|a| L::splat(self.positions[a][i]));
+        for block in self.lists.of(i).chunks(L::WIDTH) {
+            let mut indices = [i as u32; 8];
+            indices[..block.len()].copy_from_slice(block);
+            let x: [L; D] =
+                core::array::from_fn(|a| xi[a] - L::gather(self.positions[a], &indices));
+            let r2 = L::mask_tail(norm2(x), block.len());
+            f(&indices, x, r2);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cloud(n: usize, seed: u64) -> [Vec<f32>; 3] {
+        let mut state = seed;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let mut p: [Vec<f32>; 3] = Default::default();
+        for _ in 0..n {
+            for axis in p.iter_mut() {
+                axis.push(next());
+            }
+        }
+        p
+    }
+
+    #[test]
+    fn lists_hold_exactly_the_points_within_h() {
+        for (n, h) in [(0, 0.1f32), (1, 0.1), (700, 0.1), (3000, 0.07), (2000, 0.3)] {
+            let mut p = cloud(n, n as u64 + 7);
+            let mut grid = Grid::<3>::new();
+            grid.rebuild([&p[0], &p[1], &p[2]], h).unwrap();
+            let mut scratch = Vec::new();
+            for a in p.iter_mut() {
+                grid.reorder(a, &mut scratch).unwrap();
+            }
+            let mut lists = NeighbourLists::default();
+            // Twice, so that the second build reuses the blocks of the first.
+            for _ in 0..2 {
+                lists.build(&grid, [&p[0], &p[1], &p[2]], h * h);
+                for i in 0..n {
+                    let expected: Vec<u32> = (0..n)
+                        .filter(|&j| {
+                            let x: [f32; 3] = core::array::from_fn(|a| p[a][i] - p[a][j]);
+                            j != i && pbf_kernels::within(pbf_kernels::norm2(x), h * h)
+                        })
+                        .map(|j| j as u32)
+                        .collect();
+                    assert_eq!(lists.of(i), &expected[..], "particle {i} of {n}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn blocks_pad_with_the_particle_itself() {
+        let p = [vec![0.0f32, 0.05, 0.1, 0.5], vec![0.0; 4]];
+        let mut grid = Grid::<2>::new();
+        grid.rebuild([&p[0], &p[1]], 0.12).unwrap();
+        let sorted: [Vec<f32>; 2] = core::array::from_fn(|a| {
+            grid.permutation()
+                .iter()
+                .map(|&k| p[a][k as usize])
+                .collect()
+        });
+        let mut lists = NeighbourLists::default();
+        lists.build(&grid, [&sorted[0], &sorted[1]], 0.12 * 0.12);
+        let nb = Neighbourhood {
+            lists: &lists,
+            positions: [&sorted[0], &sorted[1]],
+        };
+        let mut seen = 0;
+        for i in 0..4 {
+            nb.for_each_block::<f32x8>(i, |indices, x, r2| {
+                let r2 = r2.to_array();
+                let len = lists.of(i).len();
+                seen += len;
+                for lane in len..8 {
+                    assert_eq!(indices[lane], i as u32);
+                    assert!(r2[lane].is_infinite());
+                    assert_eq!(x[0].to_array()[lane], 0.0);
+                }
+                for lane in 0..len {
+                    assert!(r2[lane] < 0.12 * 0.12);
+                }
+            });
+        }
+        // 0-0.05, 0.05-0.1, 0-0.1: three pairs, each seen from both ends.
+        assert_eq!(seen, 6);
+    }
+}
