@@ -158,7 +158,8 @@ impl Lane for f32x8 {
     }
     #[inline(always)]
     fn gather(s: &[f32], indices: &[u32; 8]) -> Self {
-        f32x8::from(indices.map(|j| s[j as usize]))
+        let at = |k: usize| s[indices[k] as usize];
+        f32x8::from([at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)])
     }
     #[inline(always)]
     fn mask_tail(r2: Self, remaining: usize) -> Self {

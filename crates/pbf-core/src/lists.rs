@@ -166,13 +166,22 @@ impl<const D: usize> Neighbourhood<'_, D> {
     #[inline(always)]
     pub(crate) fn for_each_block<L: Lane>(&self, i: usize, mut f: impl FnMut(&Indices, [L; D], L)) {
         let xi: [L; D] = core::array::from_fn(|a| L::splat(self.positions[a][i]));
-        for block in self.lists.of(i).chunks(L::WIDTH) {
-            let mut indices = [i as u32; 8];
-            indices[..block.len()].copy_from_slice(block);
+        let list = self.lists.of(i);
+        let mut k = 0;
+        while k < list.len() {
+            let len = (list.len() - k).min(L::WIDTH);
+            let indices: Indices = if len == 8 {
+                list[k..k + 8].try_into().expect("eight indices")
+            } else if L::WIDTH == 1 {
+                [list[k]; 8]
+            } else {
+                core::array::from_fn(|lane| list.get(k + lane).copied().unwrap_or(i as u32))
+            };
             let x: [L; D] =
                 core::array::from_fn(|a| xi[a] - L::gather(self.positions[a], &indices));
-            let r2 = L::mask_tail(norm2(x), block.len());
+            let r2 = L::mask_tail(norm2(x), len);
             f(&indices, x, r2);
+            k += L::WIDTH;
         }
     }
 }
