@@ -118,9 +118,11 @@ fn fill_block<const D: usize>(
         let xi: [f32x8; D] = core::array::from_fn(|a| f32x8::splat(positions[a][i]));
         let candidates = grid.candidate_ranges(cells[i] as usize);
         let most: usize = candidates.iter().map(|r| r.len()).sum();
-        if block.indices.len() < used + most + 8 {
-            let grown = (used + most + 8).max(block.indices.len() * 5 / 4);
-            block.indices.resize(grown, 0);
+        let needed = used + most + 8;
+        if block.indices.len() < needed {
+            // Half again as much as needed, so that a flow that packs a block a little
+            // tighter later does not reallocate in the middle of a run.
+            block.indices.resize(needed + needed / 2, 0);
         }
         for candidates in candidates {
             let (start, end) = (candidates.start as usize, candidates.end as usize);
