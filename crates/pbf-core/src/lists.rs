@@ -24,6 +24,18 @@ use pbf_kernels::f32x8;
 /// Particles per list block.
 pub(crate) const BLOCK: usize = 256;
 
+/// The entries a particle's list gets room for: the lattice points within `radius` of
+/// a particle on a lattice of `spacing` (the rest density), times 1.5. PBF holds the
+/// density near rest, so blocks of 256 particles stay far below this on average.
+pub(crate) fn room_per_particle<const D: usize>(radius: f32, spacing: f32) -> usize {
+    let ratio = f64::from(radius) / f64::from(spacing);
+    let ball = match D {
+        2 => core::f64::consts::PI * ratio * ratio,
+        _ => 4.0 / 3.0 * core::f64::consts::PI * ratio.powi(3),
+    };
+    (1.5 * ball).ceil().min(1e6) as usize + 1
+}
+
 /// The lists of one block of [`BLOCK`] particles.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct ListBlock {
@@ -40,7 +52,10 @@ pub(crate) struct NeighbourLists {
 }
 
 impl NeighbourLists {
-    /// Rebuilds the lists for `positions` (sorted as the grid's last rebuild left them).
+    /// Rebuilds the lists for `positions` (sorted as the grid's last rebuild left them),
+    /// with room in every block for `per_particle` entries a particle, so that a flow
+    /// whose density stays below that bound never reallocates (see
+    /// [`room_per_particle`]).
     ///
     /// # Panics
     /// When `positions` do not have the grid's length (a bug in the caller).
@@ -49,6 +64,7 @@ impl NeighbourLists {
         grid: &Grid<D>,
         positions: [&[f32]; D],
         h2: f32,
+        per_particle: usize,
     ) {
         let n = positions[0].len();
         assert!(
@@ -62,6 +78,10 @@ impl NeighbourLists {
         for_each_chunk_of([&mut self.blocks[..blocks]], 1, 1, &|first, [chunk]| {
             for (b, block) in chunk.iter_mut().enumerate() {
                 let start = (first + b) * BLOCK;
+                let room = BLOCK * per_particle;
+                if block.indices.len() < room {
+                    block.indices.resize(room, 0);
+                }
                 fill_block(block, grid, positions, h2, start..(start + BLOCK).min(n));
             }
         });
@@ -222,7 +242,7 @@ mod tests {
             let mut lists = NeighbourLists::default();
             // Twice, so that the second build reuses the blocks of the first.
             for _ in 0..2 {
-                lists.build(&grid, [&p[0], &p[1], &p[2]], h * h);
+                lists.build(&grid, [&p[0], &p[1], &p[2]], h * h, 4);
                 for i in 0..n {
                     let expected: Vec<u32> = (0..n)
                         .filter(|&j| {
@@ -238,6 +258,14 @@ mod tests {
     }
 
     #[test]
+    fn room_is_half_again_the_rest_neighbours() {
+        // 3D, h = 2 s: 4/3 pi 8 = 33.5 lattice points, times 1.5.
+        assert_eq!(room_per_particle::<3>(2.0, 1.0), 52);
+        // 2D: pi 4 = 12.6, times 1.5.
+        assert_eq!(room_per_particle::<2>(2.0, 1.0), 20);
+    }
+
+    #[test]
     fn blocks_pad_with_the_particle_itself() {
         let p = [vec![0.0f32, 0.05, 0.1, 0.5], vec![0.0; 4]];
         let mut grid = Grid::<2>::new();
@@ -249,7 +277,7 @@ mod tests {
                 .collect()
         });
         let mut lists = NeighbourLists::default();
-        lists.build(&grid, [&sorted[0], &sorted[1]], 0.12 * 0.12);
+        lists.build(&grid, [&sorted[0], &sorted[1]], 0.12 * 0.12, 0);
         let nb = Neighbourhood {
             lists: &lists,
             positions: [&sorted[0], &sorted[1]],

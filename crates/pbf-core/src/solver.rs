@@ -6,7 +6,7 @@ use crate::constraint::Constraint;
 use crate::diagnostics::{PhaseTimes, StepDiagnostics};
 use crate::emitter::Emitter;
 use crate::lanes::Lane;
-use crate::lists::{NeighbourLists, Neighbourhood};
+use crate::lists::{NeighbourLists, Neighbourhood, room_per_particle};
 use crate::parallel::{deterministic_sum, for_each_chunk, max_of};
 use crate::{Backend, CoreError, Iterations, Params, viscosity, vorticity};
 use core::ops::Range;
@@ -524,8 +524,12 @@ impl<const D: usize> Solver<D> {
             }
             self.grid.reorder(&mut self.ids, &mut self.scratch_ids)?;
         }
-        self.lists
-            .build(&self.grid, refs(&self.predicted), list_radius * list_radius);
+        self.lists.build(
+            &self.grid,
+            refs(&self.predicted),
+            list_radius * list_radius,
+            room_per_particle::<D>(list_radius, self.params.spacing()),
+        );
         let searched_at = Instant::now();
 
         // 5. Constraint iterations.
@@ -939,8 +943,12 @@ impl<const D: usize> Solver<D> {
                 tables: &self.walls,
             },
         );
-        self.lists
-            .build(&self.grid, refs(&sorted), list_radius * list_radius);
+        self.lists.build(
+            &self.grid,
+            refs(&sorted),
+            list_radius * list_radius,
+            room_per_particle::<D>(list_radius, self.params.spacing()),
+        );
         let nb = Neighbourhood {
             lists: &self.lists,
             positions: refs(&sorted),

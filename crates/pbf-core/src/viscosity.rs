@@ -116,7 +116,7 @@ mod tests {
         let kernel = Kernel::<3>::new(h).unwrap();
         // Densities from the lattice itself.
         let mut lists = crate::lists::NeighbourLists::default();
-        lists.build(&grid, [&pos[0], &pos[1], &pos[2]], h * h);
+        lists.build(&grid, [&pos[0], &pos[1], &pos[2]], h * h, 0);
         let nb = Neighbourhood {
             lists: &lists,
             positions: [&pos[0], &pos[1], &pos[2]],
