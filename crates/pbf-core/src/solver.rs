@@ -510,7 +510,7 @@ impl<const D: usize> Solver<D> {
         let predicted_at = Instant::now();
 
         // 3. Neighbour search on the predicted positions; reorder every array.
-        let list_radius = self.kernel.h() * (1.0 + LIST_SKIN);
+        let list_radius = self.list_radius();
         self.grid.rebuild(refs(&self.predicted), list_radius)?;
         if !self.grid.permutation_is_identity() {
             for arrays in [
@@ -895,6 +895,11 @@ impl<const D: usize> Solver<D> {
         &self.last
     }
 
+    /// The radius of the neighbour search and the lists: `h (1 + LIST_SKIN)`.
+    pub(crate) fn list_radius(&self) -> f32 {
+        self.kernel.h() * (1.0 + LIST_SKIN)
+    }
+
     /// The kernel (radius and constants).
     ///
     /// ```
@@ -921,7 +926,7 @@ impl<const D: usize> Solver<D> {
     /// ```
     pub fn position_deltas(&mut self) -> Result<Vec<[f32; D]>, CoreError> {
         let n = self.len();
-        let list_radius = self.kernel.h() * (1.0 + LIST_SKIN);
+        let list_radius = self.list_radius();
         self.grid.rebuild(refs(&self.positions), list_radius)?;
         let permutation = self.grid.permutation().to_vec();
         let mut sorted: [Vec<f32>; D] = empty();
