@@ -35,6 +35,7 @@ use pbf_grid::{CellRange, Grid, NeighbourList};
 use pbf_kernels::{Kernel, LANES, f32x8, norm2_lanes};
 use rayon::prelude::*;
 use salva3d::LiquidWorld;
+use salva3d::kernel::{CubicSplineKernel, Kernel as SalvaKernel};
 use salva3d::object::interaction_groups::InteractionGroups;
 use salva3d::object::{Boundary, Fluid};
 use salva3d::solver::DFSPHSolver;
@@ -70,12 +71,14 @@ struct Options {
     salva_substeps: usize,
     pbf_substeps: usize,
     pbf_iterations: u32,
+    salva_default_volume: bool,
+    salva_wall_layers: usize,
     sides: Vec<usize>,
     reps: usize,
 }
 
 const USAGE: &str = "usage: peers [dam] [search] [--sizes 22,31,46] [--frames 30] \
-[--salva-substeps 4] [--pbf-substeps 2] [--pbf-iterations 4] [--sides 46,100] [--reps 5]";
+[--salva-substeps 4] [--salva-default-volume] [--salva-wall-layers 1] [--pbf-substeps 2] [--pbf-iterations 4] [--sides 46,100] [--reps 5]";
 
 impl Options {
     fn parse() -> Result<Self, String> {
@@ -87,6 +90,8 @@ impl Options {
             salva_substeps: 4,
             pbf_substeps: 2,
             pbf_iterations: 4,
+            salva_default_volume: false,
+            salva_wall_layers: 1,
             sides: vec![46, 100],
             reps: 5,
         };
@@ -115,6 +120,8 @@ impl Options {
                     o.pbf_iterations = u32::try_from(one(args.next())?).map_err(|e| e.to_string())?
                 }
                 "--sides" => o.sides = list(args.next())?,
+                "--salva-default-volume" => o.salva_default_volume = true,
+                "--salva-wall-layers" => o.salva_wall_layers = one(args.next())?,
                 "--reps" => o.reps = one(args.next())?,
                 "-h" | "--help" => return Err(USAGE.to_string()),
                 other => return Err(format!("unknown argument {other}\n{USAGE}")),
@@ -129,6 +136,7 @@ impl Options {
             ("--salva-substeps", o.salva_substeps),
             ("--pbf-substeps", o.pbf_substeps),
             ("--reps", o.reps),
+            ("--salva-wall-layers", o.salva_wall_layers),
             ("--pbf-iterations", o.pbf_iterations as usize),
         ];
         if let Some((name, _)) = positive.iter().find(|(_, v)| *v == 0) {
@@ -364,20 +372,28 @@ impl DamBreak {
     /// viscosity or other non-pressure force (its cheapest setting), and the tank as
     /// one layer of boundary particles on its walls at spacing 2r, the spacing of
     /// salva's own surface sampling.
-    fn salva(&self) -> LiquidWorld {
+    fn salva(&self, default_volume: bool, layers: usize) -> LiquidWorld {
         // smoothing factor 2: salva's h = r * factor * 2 = 4r.
         let mut world = LiquidWorld::new(
-            DFSPHSolver::<salva3d::kernel::CubicSplineKernel>::new(),
+            DFSPHSolver::<CubicSplineKernel>::new(),
             RADIUS,
             2.0,
             1.0,
         );
         let positions: Vec<Vector3<f32>> =
             self.block.iter().map(|p| Vector3::new(p[0], p[1], p[2])).collect();
-        let fluid = Fluid::new(positions, RADIUS, RHO0, InteractionGroups::default());
+        let mut fluid = Fluid::new(positions, RADIUS, RHO0, InteractionGroups::default());
+        if !default_volume {
+            // salva's default particle volume, 0.8 (2r)^3, is tuned for a smaller
+            // kernel: at h = 4r its own density estimate of this lattice is 800, so
+            // the block would shrink by a fifth before it felt any pressure. With the
+            // lattice cell's volume, (2r)^3, the block starts at rest density (its
+            // cubic spline sums to 1/(2r)^3 over the lattice), as pbf's does.
+            fluid.volumes.iter_mut().for_each(|v| *v = SPACING * SPACING * SPACING);
+        }
         let _ = world.add_fluid(fluid);
         let walls: Vec<Vector3<f32>> = self
-            .wall_lattice()
+            .wall_lattice(layers)
             .into_iter()
             .map(|c| Vector3::from(c.map(|c| c as f32 * SPACING)))
             .collect();
@@ -386,27 +402,108 @@ impl DamBreak {
     }
 
     /// Integer lattice coordinates (units of the spacing) of the tank's floor and four
-    /// walls, each point once.
-    fn wall_lattice(&self) -> BTreeSet<[i32; 3]> {
+    /// walls, `layers` deep (the first layer on the inner faces, the others behind it),
+    /// each point once.
+    fn wall_lattice(&self, layers: usize) -> BTreeSet<[i32; 3]> {
         let (nx, nz) = (4 * self.n as i32, self.n as i32);
         let ny = (1.5 * self.n as f32).ceil() as i32;
+        let d = layers as i32 - 1;
         let mut set = BTreeSet::new();
-        for i in 0..=nx {
-            for k in 0..=nz {
-                set.insert([i, 0, k]);
-            }
-        }
-        for j in 0..=ny {
-            for k in 0..=nz {
-                set.insert([0, j, k]);
-                set.insert([nx, j, k]);
-            }
-            for i in 0..=nx {
-                set.insert([i, j, 0]);
-                set.insert([i, j, nz]);
+        for i in -d..=nx + d {
+            for k in -d..=nz + d {
+                for j in -d..=ny {
+                    let outside_x = i <= 0 || i >= nx;
+                    let outside_y = j <= 0;
+                    let outside_z = k <= 0 || k >= nz;
+                    if outside_x || outside_y || outside_z {
+                        set.insert([i, j, k]);
+                    }
+                }
             }
         }
         set
+    }
+}
+
+/// salva's own density estimate, recomputed from its public state the way its DFSPH
+/// solver computes it (its densities are private): `rho_i = sum_j m_j W(x_ij) +
+/// sum_b rho0 V_b W(x_ib)` with its cubic spline of support h, over fluid particles
+/// `j` (`j = i` included) and boundary particles `b` with the volumes salva computed
+/// in its last substep.
+#[derive(Default)]
+struct SalvaDensity {
+    grid: Grid<3>,
+    points: [Vec<f32>; 3],
+    weights: Vec<f32>,
+    sorted: [Vec<f32>; 3],
+    sorted_weights: Vec<f32>,
+    fluid: Vec<bool>,
+    sorted_fluid: Vec<bool>,
+    scratch: Vec<f32>,
+    flag_scratch: Vec<bool>,
+    sums: Vec<f32>,
+}
+
+impl SalvaDensity {
+    fn max_density(&mut self, world: &LiquidWorld) -> f32 {
+        let fluid = &world.fluids().as_slice()[0];
+        for v in self.points.iter_mut() {
+            v.clear();
+        }
+        self.weights.clear();
+        self.fluid.clear();
+        for (i, p) in fluid.positions.iter().enumerate() {
+            for a in 0..3 {
+                self.points[a].push(p[a]);
+            }
+            self.weights.push(fluid.particle_mass(i));
+            self.fluid.push(true);
+        }
+        for b in world.boundaries().as_slice() {
+            for (p, v) in b.positions.iter().zip(&b.volumes) {
+                for a in 0..3 {
+                    self.points[a].push(p[a]);
+                }
+                self.weights.push(fluid.density0 * v);
+                self.fluid.push(false);
+            }
+        }
+        let [x, y, z] = &self.points;
+        self.grid.rebuild([x, y, z], H).expect("finite positions");
+        for a in 0..3 {
+            self.sorted[a].clone_from(&self.points[a]);
+            self.grid
+                .reorder(&mut self.sorted[a], &mut self.scratch)
+                .expect("same length");
+        }
+        self.sorted_weights.clone_from(&self.weights);
+        self.grid
+            .reorder(&mut self.sorted_weights, &mut self.scratch)
+            .expect("same length");
+        self.sorted_fluid.clone_from(&self.fluid);
+        self.grid
+            .reorder(&mut self.sorted_fluid, &mut self.flag_scratch)
+            .expect("same length");
+        self.sums.clear();
+        self.sums.resize(self.weights.len(), 0.0);
+        let (grid, w, is_fluid) = (&self.grid, &self.sorted_weights, &self.sorted_fluid);
+        let [x, y, z] = &self.sorted;
+        let sorted = [x.as_slice(), y, z];
+        grid.par_for_each_cell(&mut self.sums, |cell, out| {
+            let first = grid.cells()[cell].start as usize;
+            for (k, s) in out.iter_mut().enumerate() {
+                let i = first + k;
+                if is_fluid[i] {
+                    grid.for_each_neighbour(sorted, i, |j| {
+                        let d = [x[i] - x[j], y[i] - y[j], z[i] - z[j]];
+                        let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+                        *s += w[j] * CubicSplineKernel::scalar_apply(r, H);
+                    });
+                }
+            }
+        })
+        .expect("one sum per point");
+        self.sums.par_iter().copied().reduce(|| 0.0, f32::max)
     }
 }
 
@@ -424,13 +521,24 @@ struct SideStats {
     leaks: usize,
     /// Largest density after any frame (shared estimator).
     max_density: f32,
+    /// Largest density by the side's own estimator.
+    max_own_density: f32,
     /// The frame after which the first leak was seen, if any.
     first_leak: Option<usize>,
 }
 
 impl SideStats {
-    fn record(&mut self, frame: usize, pool: usize, time: Duration, leaks: usize, density: f32) {
+    fn record(
+        &mut self,
+        frame: usize,
+        pool: usize,
+        time: Duration,
+        leaks: usize,
+        density: f32,
+        own: f32,
+    ) {
         self.times[pool].push(ms(time));
+        self.max_own_density = self.max_own_density.max(own);
         if leaks > 0 && self.first_leak.is_none() {
             self.first_leak = Some(frame);
         }
@@ -438,8 +546,9 @@ impl SideStats {
         self.max_density = self.max_density.max(density);
     }
 
+    /// No leak, and the side's own density estimate within 10% of its rest density.
     fn stable(&self) -> bool {
-        self.leaks == 0 && self.max_density <= DENSITY_LIMIT * RHO0
+        self.leaks == 0 && self.max_own_density <= DENSITY_LIMIT * RHO0
     }
 
     fn median(&self, pool: usize) -> f64 {
@@ -455,7 +564,6 @@ struct PbfPasses {
     /// Neighbour passes of the constraint phase: (iterations + 1) lambda passes and
     /// `iterations` delta passes per step.
     passes: u64,
-    max_own_density_error: f32,
 }
 
 struct DamRow {
@@ -474,8 +582,9 @@ fn dam_break(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<DamRow> {
         let scene = DamBreak::new(n);
         let particles = scene.block.len();
         let mut pbf = scene.pbf(o.pbf_substeps, o.pbf_iterations);
-        let mut salva = scene.salva();
+        let mut salva = scene.salva(o.salva_default_volume, o.salva_wall_layers);
         let mut probe = DensityProbe::new();
+        let mut salva_density = SalvaDensity::default();
         let mut row = DamRow {
             n,
             particles,
@@ -504,9 +613,11 @@ fn dam_break(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<DamRow> {
                 }
             });
             let pbf_time = start.elapsed();
+            let mut own = 0.0f32;
             for d in &diagnostics {
-                row.passes.max_own_density_error =
-                    row.passes.max_own_density_error.max(d.max_density_error);
+                // pbf's own estimate: the density of the last lambda pass of each
+                // substep, on the final positions (compression only).
+                own = own.max(RHO0 * (1.0 + d.max_density_error));
                 if which == 1 {
                     row.passes.steps += 1;
                     row.passes.constraint_time += d.times.constraints;
@@ -524,20 +635,23 @@ fn dam_break(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<DamRow> {
             // Measurements, not timed.
             let pos = pbf.positions();
             let (leaks, density) = (scene.leaks(pos), p.install(|| probe.max_density(pos)));
-            row.pbf.record(frame, which, pbf_time, leaks, density);
+            row.pbf.record(frame, which, pbf_time, leaks, density, own);
             let sp = salva_positions(&salva);
             let sp = [sp[0].as_slice(), &sp[1], &sp[2]];
             let (leaks, density) = (scene.leaks(sp), p.install(|| probe.max_density(sp)));
-            row.salva.record(frame, which, salva_time, leaks, density);
+            let own = p.install(|| salva_density.max_density(&salva));
+            row.salva.record(frame, which, salva_time, leaks, density, own);
             eprintln!(
-                "  frame {frame:3} ({}t): pbf {:8.2} ms, leaks {:5}, max density {:6.0} | salva {:9.2} ms, leaks {:5}, max density {:6.0}",
+                "  frame {frame:3} ({}t): pbf {:8.2} ms, leaks {:5}, max density {:5.0} (own {:5.0}) | salva {:9.2} ms, leaks {:5}, max density {:5.0} (own {:5.0})",
                 which + 1,
                 ms(pbf_time),
                 row.pbf.leaks,
                 row.pbf.max_density,
+                row.pbf.max_own_density,
                 ms(salva_time),
                 row.salva.leaks,
-                row.salva.max_density
+                row.salva.max_density,
+                row.salva.max_own_density
             );
         }
         let (c, nb) = pools[1].install(|| probe.candidates_and_neighbours(pbf.positions()));
@@ -556,13 +670,13 @@ fn print_dam(o: &Options, rows: &[DamRow]) {
     );
     println!();
     println!(
-        "{} frames of 1/60 s from rest; times are medians over the frames run on each pool; leaks and max density are the worst after any frame (shared estimator; stable: no leak and max density <= {:.0})",
+        "{} frames of 1/60 s from rest; times are medians over the frames run on each pool; leaks and max densities are the worst after any frame. Max density: shared estimator / the side's own estimator. Stable: no leak and own max density <= {:.0}.",
         o.frames,
         DENSITY_LIMIT * RHO0
     );
     println!();
     println!(
-        "| scene | particles | threads | pbf ms/frame | salva ms/frame | salva / pbf | pbf leaks | pbf max density | salva leaks | salva max density | stable (pbf, salva) |"
+        "| scene | particles | threads | pbf ms/frame | salva ms/frame | salva / pbf | pbf leaks | pbf max density (shared / own) | salva leaks | salva max density (shared / own) | stable (pbf, salva) |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
@@ -573,7 +687,7 @@ fn print_dam(o: &Options, rows: &[DamRow]) {
             let (p, s) = (r.pbf.median(pool), r.salva.median(pool));
             let yes = |b: bool| if b { "yes" } else { "**no**" };
             println!(
-                "| dam break n = {} | {} | {} | {} | {} | **{:.1}x** | {} | {:.0} | {}{} | {:.0} | {}, {} |",
+                "| dam break n = {} | {} | {} | {} | {} | **{:.1}x** | {} | {:.0} / {:.0} | {}{} | {:.0} / {:.0} | {}, {} |",
                 r.n,
                 r.particles,
                 threads,
@@ -582,25 +696,21 @@ fn print_dam(o: &Options, rows: &[DamRow]) {
                 s / p,
                 r.pbf.leaks,
                 r.pbf.max_density,
+                r.pbf.max_own_density,
                 r.salva.leaks,
                 r.salva
                     .first_leak
                     .map_or(String::new(), |f| format!(" (from frame {f})")),
                 r.salva.max_density,
+                r.salva.max_own_density,
                 yes(r.pbf.stable()),
                 yes(r.salva.stable())
             );
         }
     }
     println!();
-    for r in rows {
-        println!(
-            "- n = {}: pbf's own estimator (density of its last lambda pass, compression only): max {:.0} ({:+.1}% over rest) over all substeps",
-            r.n,
-            RHO0 * (1.0 + r.passes.max_own_density_error),
-            100.0 * r.passes.max_own_density_error
-        );
-    }
+    println!("- shared estimator: rho0 * sum_j W_poly6(x_ij) / (the same sum inside the rest lattice), over fluid particles only, from positions after each frame; it reads exactly 1000 in the initial block on both sides");
+    println!("- own estimators: pbf: the density of its last lambda pass in each substep (poly6, m = rho0 (2r)^3, compression only); salva: sum_j m_j W + sum_b rho0 V_b W (cubic spline, its particle volumes and boundary volumes), recomputed from its public state after each frame");
 }
 
 // ---------------------------------------------------------------------------------
@@ -691,6 +801,7 @@ fn run_method(
             let [x, y, z] = &st.soa;
             st.grid.rebuild([x, y, z], h).expect("finite points");
             for axis in 0..3 {
+                st.sorted[axis].resize(n, 0.0);
                 st.grid
                     .reorder_into(&st.soa[axis], &mut st.sorted[axis])
                     .expect("same length");
@@ -702,8 +813,10 @@ fn run_method(
             let start = Instant::now();
             if method == 0 {
                 fused_density(grid, kernel, sorted, &mut st.sums);
+                let pass = start.elapsed();
                 // Pairs from a separate, untimed count (the fused pass has no lists).
                 count_pairs(grid, sorted, &mut st.counts);
+                return finish(build, pass, &st.sums, &st.counts);
             } else {
                 grid.neighbour_list(sorted, &mut st.list).expect("list");
                 let list = &st.list;
