@@ -73,12 +73,13 @@ struct Options {
     pbf_iterations: u32,
     salva_default_volume: bool,
     salva_wall_layers: usize,
+    pbf_only: bool,
     sides: Vec<usize>,
     reps: usize,
 }
 
 const USAGE: &str = "usage: peers [dam] [search] [--sizes 22,31,46] [--frames 30] \
-[--salva-substeps 4] [--salva-default-volume] [--salva-wall-layers 1] [--pbf-substeps 2] [--pbf-iterations 4] [--sides 46,100] [--reps 5]";
+[--salva-substeps 4] [--salva-lattice-volume] [--salva-wall-layers 2] [--pbf-only] [--pbf-substeps 3] [--pbf-iterations 4] [--sides 46,100] [--reps 5]";
 
 impl Options {
     fn parse() -> Result<Self, String> {
@@ -88,10 +89,11 @@ impl Options {
             sizes: vec![22, 31, 46],
             frames: 30,
             salva_substeps: 4,
-            pbf_substeps: 2,
+            pbf_substeps: 3,
             pbf_iterations: 4,
-            salva_default_volume: false,
-            salva_wall_layers: 1,
+            salva_default_volume: true,
+            salva_wall_layers: 2,
+            pbf_only: false,
             sides: vec![46, 100],
             reps: 5,
         };
@@ -117,10 +119,12 @@ impl Options {
                 "--salva-substeps" => o.salva_substeps = one(args.next())?,
                 "--pbf-substeps" => o.pbf_substeps = one(args.next())?,
                 "--pbf-iterations" => {
-                    o.pbf_iterations = u32::try_from(one(args.next())?).map_err(|e| e.to_string())?
+                    o.pbf_iterations =
+                        u32::try_from(one(args.next())?).map_err(|e| e.to_string())?
                 }
                 "--sides" => o.sides = list(args.next())?,
-                "--salva-default-volume" => o.salva_default_volume = true,
+                "--salva-lattice-volume" => o.salva_default_volume = false,
+                "--pbf-only" => o.pbf_only = true,
                 "--salva-wall-layers" => o.salva_wall_layers = one(args.next())?,
                 "--reps" => o.reps = one(args.next())?,
                 "-h" | "--help" => return Err(USAGE.to_string()),
@@ -343,8 +347,8 @@ impl DamBreak {
             .expect("valid parameters");
         // Room around the walls, and above the rim for splashes.
         let pad = WALL + SPACING;
-        let domain = Domain::new([-pad; 3], [t[0] + pad, 3.0 * self.a, t[2] + pad])
-            .expect("valid domain");
+        let domain =
+            Domain::new([-pad; 3], [t[0] + pad, 3.0 * self.a, t[2] + pad]).expect("valid domain");
         let mut solver = Solver::new(params, domain).expect("valid solver");
         // The wall is centred on the box's surface: move the surface half a wall
         // outwards so that the inner faces are x = 0, 4a, y = 0, z = 0, a; the rim is
@@ -370,18 +374,17 @@ impl DamBreak {
 
     /// salva: DFSPH with its default parameters and cubic-spline kernels, no
     /// viscosity or other non-pressure force (its cheapest setting), and the tank as
-    /// one layer of boundary particles on its walls at spacing 2r, the spacing of
-    /// salva's own surface sampling.
+    /// `layers` layers of boundary particles at spacing 2r (the spacing of salva's own
+    /// surface sampling), the first on the inner faces. One layer, what salva's own
+    /// sampling of a surface gives, lets more particles out at the tank's edges.
     fn salva(&self, default_volume: bool, layers: usize) -> LiquidWorld {
         // smoothing factor 2: salva's h = r * factor * 2 = 4r.
-        let mut world = LiquidWorld::new(
-            DFSPHSolver::<CubicSplineKernel>::new(),
-            RADIUS,
-            2.0,
-            1.0,
-        );
-        let positions: Vec<Vector3<f32>> =
-            self.block.iter().map(|p| Vector3::new(p[0], p[1], p[2])).collect();
+        let mut world = LiquidWorld::new(DFSPHSolver::<CubicSplineKernel>::new(), RADIUS, 2.0, 1.0);
+        let positions: Vec<Vector3<f32>> = self
+            .block
+            .iter()
+            .map(|p| Vector3::new(p[0], p[1], p[2]))
+            .collect();
         let mut fluid = Fluid::new(positions, RADIUS, RHO0, InteractionGroups::default());
         if !default_volume {
             // salva's default particle volume, 0.8 (2r)^3, is tuned for a smaller
@@ -389,7 +392,10 @@ impl DamBreak {
             // the block would shrink by a fifth before it felt any pressure. With the
             // lattice cell's volume, (2r)^3, the block starts at rest density (its
             // cubic spline sums to 1/(2r)^3 over the lattice), as pbf's does.
-            fluid.volumes.iter_mut().for_each(|v| *v = SPACING * SPACING * SPACING);
+            fluid
+                .volumes
+                .iter_mut()
+                .for_each(|v| *v = SPACING * SPACING * SPACING);
         }
         let _ = world.add_fluid(fluid);
         let walls: Vec<Vector3<f32>> = self
@@ -582,7 +588,8 @@ fn dam_break(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<DamRow> {
         let scene = DamBreak::new(n);
         let particles = scene.block.len();
         let mut pbf = scene.pbf(o.pbf_substeps, o.pbf_iterations);
-        let mut salva = scene.salva(o.salva_default_volume, o.salva_wall_layers);
+        let mut salva =
+            (!o.pbf_only).then(|| scene.salva(o.salva_default_volume, o.salva_wall_layers));
         let mut probe = DensityProbe::new();
         let mut salva_density = SalvaDensity::default();
         let mut row = DamRow {
@@ -596,7 +603,9 @@ fn dam_break(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<DamRow> {
         };
         eprintln!(
             "dam break n = {n}: {particles} particles, {} salva boundary particles, {} frames",
-            salva.boundaries().as_slice()[0].num_particles(),
+            salva
+                .as_ref()
+                .map_or(0, |s| s.boundaries().as_slice()[0].num_particles()),
             o.frames
         );
         let gravity = Vector3::new(0.0, -GRAVITY, 0.0);
@@ -624,23 +633,27 @@ fn dam_break(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<DamRow> {
                     row.passes.passes += 2 * u64::from(d.iterations) + 1;
                 }
             }
-            // salva's frame, right after.
-            let start = Instant::now();
-            p.install(|| {
-                for _ in 0..o.salva_substeps {
-                    salva.step(salva_dt, &gravity);
-                }
-            });
-            let salva_time = start.elapsed();
             // Measurements, not timed.
             let pos = pbf.positions();
             let (leaks, density) = (scene.leaks(pos), p.install(|| probe.max_density(pos)));
             row.pbf.record(frame, which, pbf_time, leaks, density, own);
-            let sp = salva_positions(&salva);
-            let sp = [sp[0].as_slice(), &sp[1], &sp[2]];
-            let (leaks, density) = (scene.leaks(sp), p.install(|| probe.max_density(sp)));
-            let own = p.install(|| salva_density.max_density(&salva));
-            row.salva.record(frame, which, salva_time, leaks, density, own);
+            // salva's frame, right after.
+            let mut salva_time = Duration::ZERO;
+            if let Some(salva) = salva.as_mut() {
+                let start = Instant::now();
+                p.install(|| {
+                    for _ in 0..o.salva_substeps {
+                        salva.step(salva_dt, &gravity);
+                    }
+                });
+                salva_time = start.elapsed();
+                let sp = salva_positions(salva);
+                let sp = [sp[0].as_slice(), &sp[1], &sp[2]];
+                let (leaks, density) = (scene.leaks(sp), p.install(|| probe.max_density(sp)));
+                let own = p.install(|| salva_density.max_density(salva));
+                row.salva
+                    .record(frame, which, salva_time, leaks, density, own);
+            }
             eprintln!(
                 "  frame {frame:3} ({}t): pbf {:8.2} ms, leaks {:5}, max density {:5.0} (own {:5.0}) | salva {:9.2} ms, leaks {:5}, max density {:5.0} (own {:5.0})",
                 which + 1,
@@ -653,6 +666,33 @@ fn dam_break(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<DamRow> {
                 row.salva.max_density,
                 row.salva.max_own_density
             );
+        }
+        if let Some(salva) = &salva {
+            let sp = salva_positions(salva);
+            let t = scene.tank();
+            let out: Vec<String> = (0..sp[0].len())
+                .filter(|&i| scene.leaks([&sp[0][i..=i], &sp[1][i..=i], &sp[2][i..=i]]) > 0)
+                .take(6)
+                .map(|i| {
+                    format!(
+                        "({:.3}, {:.3}, {:.3}) from ({:.3}, {:.3}, {:.3})",
+                        sp[0][i],
+                        sp[1][i],
+                        sp[2][i],
+                        scene.block[i][0],
+                        scene.block[i][1],
+                        scene.block[i][2]
+                    )
+                })
+                .collect();
+            if !out.is_empty() {
+                eprintln!(
+                    "  salva particles outside the tank [0, {:.3}] x [0, ..) x [0, {:.3}] at the end (up to 6): {}",
+                    t[0],
+                    t[2],
+                    out.join("; ")
+                );
+            }
         }
         let (c, nb) = pools[1].install(|| probe.candidates_and_neighbours(pbf.positions()));
         row.candidates = c;
@@ -684,7 +724,12 @@ fn print_dam(o: &Options, rows: &[DamRow]) {
             if r.pbf.times[pool].is_empty() {
                 continue;
             }
-            let (p, s) = (r.pbf.median(pool), r.salva.median(pool));
+            let p = r.pbf.median(pool);
+            let s = if r.salva.times[pool].is_empty() {
+                f64::NAN
+            } else {
+                r.salva.median(pool)
+            };
             let yes = |b: bool| if b { "yes" } else { "**no**" };
             println!(
                 "| dam break n = {} | {} | {} | {} | {} | **{:.1}x** | {} | {:.0} / {:.0} | {}{} | {:.0} / {:.0} | {}, {} |",
@@ -709,8 +754,12 @@ fn print_dam(o: &Options, rows: &[DamRow]) {
         }
     }
     println!();
-    println!("- shared estimator: rho0 * sum_j W_poly6(x_ij) / (the same sum inside the rest lattice), over fluid particles only, from positions after each frame; it reads exactly 1000 in the initial block on both sides");
-    println!("- own estimators: pbf: the density of its last lambda pass in each substep (poly6, m = rho0 (2r)^3, compression only); salva: sum_j m_j W + sum_b rho0 V_b W (cubic spline, its particle volumes and boundary volumes), recomputed from its public state after each frame");
+    println!(
+        "- shared estimator: rho0 * sum_j W_poly6(x_ij) / (the same sum inside the rest lattice), over fluid particles only, from positions after each frame; it reads exactly 1000 in the initial block on both sides"
+    );
+    println!(
+        "- own estimators: pbf: the density of its last lambda pass in each substep (poly6, m = rho0 (2r)^3, compression only); salva: sum_j m_j W + sum_b rho0 V_b W (cubic spline, its particle volumes and boundary volumes), recomputed from its public state after each frame"
+    );
 }
 
 // ---------------------------------------------------------------------------------
@@ -988,25 +1037,28 @@ fn search(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<SearchRow> {
         };
         for (pool, threads) in [(0usize, 1usize), (1, 2)] {
             let p = &pools[pool];
-            eprintln!("search: {n} points, {threads} thread(s), {} repetitions", o.reps);
+            eprintln!(
+                "search: {n} points, {threads} thread(s), {} repetitions",
+                o.reps
+            );
             // One untimed run of each to grow buffers and check agreement.
             let mut reference: Option<(u64, f64)> = None;
-            for m in 0..METHODS.len() {
+            for (m, name) in METHODS.iter().enumerate() {
                 let r = p.install(|| run_method(m, &points, threads, &kernel, &mut st));
                 match reference {
                     None => reference = Some((r.pairs, r.checksum)),
                     Some((pairs, checksum)) => {
-                        assert_eq!(r.pairs, pairs, "{} finds other pairs", METHODS[m]);
+                        assert_eq!(r.pairs, pairs, "{name} finds other pairs");
                         assert!(
                             ((r.checksum - checksum) / checksum).abs() < 1e-4,
-                            "{}: kernel sums differ ({} vs {checksum})",
-                            METHODS[m],
+                            "{name}: kernel sums differ ({} vs {checksum})",
                             r.checksum
                         );
                     }
                 }
             }
-            let mut samples: Vec<[Vec<f64>; 3]> = (0..METHODS.len()).map(|_| Default::default()).collect();
+            let mut samples: Vec<[Vec<f64>; 3]> =
+                (0..METHODS.len()).map(|_| Default::default()).collect();
             // Round robin: each repetition runs every method once, back to back.
             for rep in 0..o.reps {
                 for (m, s) in samples.iter_mut().enumerate() {
@@ -1041,19 +1093,22 @@ fn search(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<SearchRow> {
 
 fn print_search(o: &Options, rows: &[SearchRow]) {
     println!();
-    println!("### Neighbour search: build + one full pass (poly6 sum over each point's neighbours)");
+    println!(
+        "### Neighbour search: build + one full pass (poly6 sum over each point's neighbours)"
+    );
     println!();
     println!(
         "Jittered lattice (spacing s = {SPACING}, up to s/4 per axis, shuffled order), radius 2s; medians of {} repetitions, methods run round robin",
         o.reps
     );
     println!();
-    println!(
-        "| points | threads | method | build ms | pass ms | total ms | fastest peer / this |"
-    );
+    println!("| points | threads | method | build ms | pass ms | total ms | fastest peer / this |");
     println!("|---|---|---|---|---|---|---|");
     for r in rows {
-        let peers = r.medians[2..].iter().map(|m| m[2]).fold(f64::INFINITY, f64::min);
+        let peers = r.medians[2..]
+            .iter()
+            .map(|m| m[2])
+            .fold(f64::INFINITY, f64::min);
         for (m, med) in r.medians.iter().enumerate() {
             let ratio = if m < 2 {
                 format!("**{:.1}x**", peers / med[2])
@@ -1173,10 +1228,22 @@ fn main() {
     let pools = [pool(1), pool(2)];
     println!(
         "pbf peers harness: {}",
-        std::env::args().skip(1).filter(|a| a != "--bench").collect::<Vec<_>>().join(" ")
+        std::env::args()
+            .skip(1)
+            .filter(|a| a != "--bench")
+            .collect::<Vec<_>>()
+            .join(" ")
     );
-    let dam_rows = if o.dam { dam_break(&o, &pools) } else { Vec::new() };
-    let search_rows = if o.search { search(&o, &pools) } else { Vec::new() };
+    let dam_rows = if o.dam {
+        dam_break(&o, &pools)
+    } else {
+        Vec::new()
+    };
+    let search_rows = if o.search {
+        search(&o, &pools)
+    } else {
+        Vec::new()
+    };
     if o.dam {
         print_dam(&o, &dam_rows);
     }
