@@ -1226,13 +1226,17 @@ fn main() {
         }
     };
     let pools = [pool(1), pool(2)];
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     println!(
-        "pbf peers harness: {}",
-        std::env::args()
-            .skip(1)
-            .filter(|a| a != "--bench")
-            .collect::<Vec<_>>()
-            .join(" ")
+        "pbf peers harness, arguments: {}",
+        if args.is_empty() {
+            "(defaults)".to_string()
+        } else {
+            args.join(" ")
+        }
     );
     let dam_rows = if o.dam {
         dam_break(&o, &pools)
