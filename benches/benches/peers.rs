@@ -127,7 +127,10 @@ impl Options {
                 "--pbf-only" => o.pbf_only = true,
                 "--salva-wall-layers" => o.salva_wall_layers = one(args.next())?,
                 "--reps" => o.reps = one(args.next())?,
-                "-h" | "--help" => return Err(USAGE.to_string()),
+                "-h" | "--help" => {
+                    println!("{USAGE}");
+                    std::process::exit(0);
+                }
                 other => return Err(format!("unknown argument {other}\n{USAGE}")),
             }
         }
