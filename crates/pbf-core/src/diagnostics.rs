@@ -67,6 +67,11 @@ pub struct StepDiagnostics {
     pub average_neighbours: f32,
     /// Most neighbours within h.
     pub max_neighbours: u32,
+    /// Entries in the step's neighbour lists: the ordered pairs `(i, j)`, `j != i`,
+    /// within `h (1 + 2%)` at the predicted positions. Every neighbour pass of the step
+    /// (`iterations + 1` lambda passes, `iterations` position-delta passes, XSPH with
+    /// curl and, when on, vorticity) evaluates these pairs, in blocks of eight.
+    pub list_pairs: u64,
     /// Time per phase.
     pub times: PhaseTimes,
 }

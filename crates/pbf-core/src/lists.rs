@@ -49,6 +49,8 @@ pub(crate) struct ListBlock {
 #[derive(Debug, Default, Clone)]
 pub(crate) struct NeighbourLists {
     blocks: Vec<ListBlock>,
+    /// The particles of the last build.
+    len: usize,
 }
 
 impl NeighbourLists {
@@ -72,6 +74,7 @@ impl NeighbourLists {
             "neighbour lists: positions and grid disagree in length"
         );
         let blocks = n.div_ceil(BLOCK);
+        self.len = n;
         if self.blocks.len() < blocks {
             self.blocks.resize_with(blocks, ListBlock::default);
         }
@@ -85,6 +88,15 @@ impl NeighbourLists {
                 fill_block(block, grid, positions, h2, start..(start + BLOCK).min(n));
             }
         });
+    }
+
+    /// The number of entries in all lists.
+    pub(crate) fn pairs(&self) -> u64 {
+        self.blocks
+            .iter()
+            .take(self.len.div_ceil(BLOCK))
+            .map(|b| u64::from(b.ends.last().copied().unwrap_or(0)))
+            .sum()
     }
 
     /// The neighbours of particle `i`, ascending, `i` itself not included.
@@ -242,6 +254,7 @@ mod tests {
             let mut lists = NeighbourLists::default();
             // Twice, so that the second build reuses the blocks of the first.
             for _ in 0..2 {
+                let mut pairs = 0;
                 lists.build(&grid, [&p[0], &p[1], &p[2]], h * h, 4);
                 for i in 0..n {
                     let expected: Vec<u32> = (0..n)
@@ -252,7 +265,9 @@ mod tests {
                         .map(|j| j as u32)
                         .collect();
                     assert_eq!(lists.of(i), &expected[..], "particle {i} of {n}");
+                    pairs += expected.len() as u64;
                 }
+                assert_eq!(lists.pairs(), pairs);
             }
         }
     }

@@ -689,6 +689,7 @@ impl<const D: usize> Solver<D> {
             min_neighbours: if n == 0 { 0 } else { min_neighbours as u32 },
             average_neighbours: (neighbours_sum / n.max(1) as f64) as f32,
             max_neighbours: max_neighbours as u32,
+            list_pairs: self.lists.pairs(),
             times: PhaseTimes {
                 predict: predicted_at - start,
                 neighbour_search: searched_at - predicted_at,

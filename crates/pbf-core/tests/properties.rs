@@ -288,3 +288,26 @@ fn diagnostics_are_consistent() {
     assert!((vmax - d.max_speed).abs() <= 1e-6 * vmax.max(1e-12));
     assert!(d.times.total() > std::time::Duration::ZERO);
 }
+
+#[test]
+fn list_pairs_count_the_pairs_within_the_search_radius() {
+    // A block at rest without gravity, far from the walls: the predicted positions of
+    // the first step are the initial ones, so the lists hold exactly the ordered pairs
+    // within h (1 + 2%) of the lattice: here distances s, s sqrt 2, s sqrt 3 and 2 s.
+    let params = Params::<3>::builder(0.1).gravity([0.0; 3]).build().unwrap();
+    let mut s = Solver::new(params, Domain::new([-5.0; 3], [5.0; 3]).unwrap()).unwrap();
+    s.add_block([0.0; 3], [0.6, 0.5, 0.4], [0.0; 3]).unwrap();
+    let mut points = Vec::new();
+    s.positions_interleaved(&mut points);
+    let radius2 = (0.2f32 * 1.02).powi(2);
+    let mut expected = 0u64;
+    for (i, p) in points.iter().enumerate() {
+        for (j, q) in points.iter().enumerate() {
+            let r2: f32 = (0..3).map(|a| (p[a] - q[a]).powi(2)).sum();
+            expected += u64::from(i != j && r2 < radius2);
+        }
+    }
+    let d = s.step().unwrap();
+    assert_eq!(d.list_pairs, expected);
+    assert!(expected > 10 * points.len() as u64);
+}
