@@ -18,7 +18,11 @@ fn the_2d_dam_break_front_stays_near_martin_and_moyce() {
     assert!(d.mean < 0.6, "mean deviation {} a", d.mean);
     assert!(d.max < 1.3, "max deviation {} a", d.max);
     // The front starts at the column's side and only advances.
-    assert_eq!(curve.points[0].1, 1.0);
+    assert!(
+        (curve.points[0].1 - 1.0).abs() < 1e-6,
+        "start {:?}",
+        curve.points[0]
+    );
     let last = curve.points.last().unwrap();
     assert!(last.0 >= 9.5 && last.1 > 10.0, "end {last:?}");
 }
@@ -28,8 +32,9 @@ fn total_energy_in_a_closed_box_does_not_rise_after_the_release() {
     for (iterations, s_corr) in [(4, 0.1), (32, 0.0)] {
         let e = energy_in_a_closed_box(2, 8, iterations, s_corr, 2.0).unwrap();
         let total: Vec<(f64, f64)> = e.points.iter().map(|p| (p.0, p.1 + p.2)).collect();
-        // The release of the column's compression (and of s_corr's repulsion) may turn
-        // stored energy into motion within the first 0.1 s; after that, only losses.
+        // The release of the column's compression (and of s_corr's repulsion) turns
+        // stored energy into motion within the first 0.1 s; after that the total only
+        // falls but for single steps at impacts on the walls (measured: up to 3.3e-3).
         let mut lowest = f64::INFINITY;
         let mut rise = 0.0f64;
         for (t, e) in &total {

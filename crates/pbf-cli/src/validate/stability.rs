@@ -47,9 +47,9 @@ pub struct StabilityTiming {
 }
 
 impl StabilityTiming {
-    /// The timing of the full run: 2 s to fall and settle, 1 s measured.
+    /// The timing of the full run: 1.5 s to fall and settle, 1 s measured.
     pub const FULL: Self = Self {
-        settle: 2.0,
+        settle: 1.5,
         measure: 1.0,
     };
 }
