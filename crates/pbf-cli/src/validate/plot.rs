@@ -384,7 +384,8 @@ fn marker(img: &mut RgbImage, p: (f64, f64), c: Rgb<u8>, clip: (i64, i64, i64, i
 
 /// A table of values as coloured cells: rows top to bottom, columns left to right,
 /// each cell coloured by its value on a log scale from `range.0` (blue) to `range.1`
-/// (red); cells marked `flagged` get a heavy black cross. NaN cells are black.
+/// (red); cells marked `flagged` get a heavy black cross. NaN cells are black,
+/// `missing` ones light grey.
 #[derive(Debug, Clone)]
 pub(crate) struct HeatMap {
     pub title: String,
@@ -395,6 +396,8 @@ pub(crate) struct HeatMap {
     /// `values[row][column]`.
     pub values: Vec<Vec<f64>>,
     pub flagged: Vec<Vec<bool>>,
+    /// Cells not measured, drawn grey.
+    pub missing: Vec<Vec<bool>>,
     pub range: (f64, f64),
     pub colour_label: String,
 }
@@ -482,7 +485,9 @@ impl HeatMap {
         for r in 0..rows {
             for c in 0..columns {
                 let v = self.values[r as usize][c as usize];
-                let colour = if v.is_finite() {
+                let colour = if self.missing[r as usize][c as usize] {
+                    GRID
+                } else if v.is_finite() {
                     ramp(self.fraction(v))
                 } else {
                     INK
@@ -607,6 +612,7 @@ mod tests {
             column_labels: vec!["C1".into(), "C2".into()],
             values: vec![vec![0.01, 1.0], vec![100.0, f64::NAN]],
             flagged: vec![vec![false, false], vec![true, true]],
+            missing: vec![vec![false, false], vec![false, false]],
             range: (0.01, 100.0),
             colour_label: "V".into(),
         };

@@ -440,20 +440,13 @@ fn stability_section(
     );
     let _ = writeln!(md, "|---:|---:|---:|---:|---:|---:|---:|:---|");
     let mut sorted: Vec<&StabilityResult> = cells.iter().collect();
-    sorted.sort_by(|a, b| {
+    sorted.sort_by_key(|c| {
         (
-            b.cell.time_step,
-            a.cell.particles,
-            a.cell.gravity_over_h as u32,
-            a.cell.iterations,
+            std::cmp::Reverse((1.0 / c.cell.time_step).round() as u32),
+            c.particles,
+            (c.cell.gravity_over_h * 10.0).round() as u32,
+            c.cell.iterations,
         )
-            .partial_cmp(&(
-                a.cell.time_step,
-                b.cell.particles,
-                b.cell.gravity_over_h as u32,
-                b.cell.iterations,
-            ))
-            .unwrap_or(std::cmp::Ordering::Equal)
     });
     for c in &sorted {
         let _ = writeln!(
@@ -502,13 +495,6 @@ fn stability_section(
             missing[i][j] = false;
         }
     }
-    for (i, row) in missing.iter().enumerate() {
-        for (j, m) in row.iter().enumerate() {
-            if *m {
-                values[i][j] = 0.0; // not run: drawn at the bottom of the scale
-            }
-        }
-    }
     let map = HeatMap {
         title: "STABILITY: AVG |V|/H OVER 1 S AFTER SETTLING".into(),
         row_title: "PARTICLES, G/H".into(),
@@ -523,6 +509,7 @@ fn stability_section(
             .collect(),
         values,
         flagged,
+        missing: missing.clone(),
         range: (0.01, 100.0),
         colour_label: "AVG |V|/H PER S (LOG), X = UNSTABLE".into(),
     };
@@ -532,7 +519,7 @@ fn stability_section(
         "\n![stability heat map]({path})\n\nColour: average |v|/h on a log scale; a cross marks \
          an unstable cell{}.\n",
         if missing.iter().flatten().any(|m| *m) {
-            "; cells not run are drawn at the bottom of the scale and uncrossed"
+            "; grey cells were not run"
         } else {
             ""
         }
