@@ -300,7 +300,7 @@ pub fn validate(
 
 /// A column whose average density error is above 100% has collapsed into clumps.
 fn collapsed(c: &ColumnResult) -> bool {
-    !(c.average_density_error <= 1.0)
+    c.average_density_error > 1.0 || c.average_density_error.is_nan()
 }
 
 fn stability_timing(quick: bool) -> StabilityTiming {
