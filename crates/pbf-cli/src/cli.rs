@@ -24,7 +24,8 @@ pub const DEFAULT_STEPS_VAR: &str = "PBF_DEFAULT_STEPS";
         pbf scenes                            list the built-in scenes\n  \
         pbf init glass                        write glass.toml to edit\n  \
         pbf run glass.toml --format vtk --every 2 --render --gif\n  \
-        pbf bench                             particle-iterations per second, 1 and all threads\n\n\
+        pbf bench                             particle-iterations per second, 1 and all threads\n  \
+        pbf validate --quick --only dam-break   the validation suite, written to docs/\n\n\
         Environment: PBF_DEFAULT_STEPS=N runs the built-in default scene for N steps \
         (when no --steps or --duration is given)."
 )]
@@ -45,6 +46,22 @@ pub enum Command {
     Init(InitArgs),
     /// Time the 3D dam break on one thread and on all of them.
     Bench(BenchArgs),
+    /// Run the validation suite and write docs/VALIDATION.md with its plots.
+    Validate(ValidateArgs),
+}
+
+/// `pbf validate`.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// A reduced grid and shorter runs (a few minutes).
+    #[arg(long)]
+    pub quick: bool,
+    /// Run only these parts (repeat or separate with commas; default: all).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub only: Vec<crate::validate::Part>,
+    /// The directory of VALIDATION.md (plots go to its validation/ folder).
+    #[arg(long, short, default_value = "docs")]
+    pub out: PathBuf,
 }
 
 /// `pbf run`.

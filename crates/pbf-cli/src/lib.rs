@@ -11,6 +11,8 @@
 //! pbf init NAME [--particles N] [-o FILE] [--force]
 //!                                      write a built-in scene as TOML
 //! pbf bench [--particles N] [--steps N]
+//! pbf validate [--quick] [--only stability,incompressibility,dam-break,conservation]
+//!         [--out DIR]                  run the validation suite, write DIR/VALIDATION.md
 //! ```
 //!
 //! - Scenes are TOML files ([`scene`] documents the schema). A malformed scene is
@@ -47,6 +49,7 @@ mod render;
 pub mod scene;
 mod simulate;
 mod spans;
+pub mod validate;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -67,7 +70,7 @@ pub use render::{Axis, GifWriter, Renderer, save_png, speed_colour};
 pub use scene::{DEFAULT_SCENE, RunLength, Scene, SceneFile};
 pub use simulate::RunSummary;
 
-use cli::{BenchArgs, Cli, Command, InitArgs, RunArgs};
+use cli::{BenchArgs, Cli, Command, InitArgs, RunArgs, ValidateArgs};
 use simulate::{RunPlan, shown, steps_for};
 
 /// What a successful command did.
@@ -88,6 +91,8 @@ pub enum Outcome {
     Initialised(PathBuf),
     /// The benchmark ran.
     Benchmarked(BenchReport),
+    /// The validation suite ran and wrote its document.
+    Validated(Box<validate::ValidationReport>),
     /// Help or version was printed.
     Help,
 }
@@ -157,6 +162,7 @@ where
         Some(Command::Scenes) => list_scenes(out),
         Some(Command::Init(args)) => init(args, out),
         Some(Command::Bench(args)) => run_bench(args, out),
+        Some(Command::Validate(args)) => run_validate(args, out),
     }
 }
 
@@ -342,4 +348,33 @@ fn run_bench(args: BenchArgs, out: &mut dyn Write) -> Result<Outcome, CliError> 
     let report = bench(particles, args.steps)?;
     let _ = write!(out, "{}", report.table());
     Ok(Outcome::Benchmarked(report))
+}
+
+fn run_validate(args: ValidateArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
+    let mut command = String::from("pbf validate");
+    if args.quick {
+        command.push_str(" --quick");
+    }
+    if !args.only.is_empty() {
+        let names: Vec<String> = args
+            .only
+            .iter()
+            .filter_map(|p| clap::ValueEnum::to_possible_value(p).map(|v| v.get_name().to_owned()))
+            .collect();
+        command.push_str(&format!(" --only {}", names.join(",")));
+    }
+    let options = validate::ValidateOptions {
+        out: args.out,
+        quick: args.quick,
+        parts: args.only,
+        command,
+    };
+    let report = validate::validate(&options, &mut std::io::stderr().lock())?;
+    let _ = writeln!(
+        out,
+        "wrote {} in {:.1} min",
+        report.document.display(),
+        report.wall_time.as_secs_f64() / 60.0
+    );
+    Ok(Outcome::Validated(Box::new(report)))
 }

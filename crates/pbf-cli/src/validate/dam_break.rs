@@ -1,0 +1,269 @@
+//! The collapse of a water column (Martin & Moyce 1952): a column of width `a` and
+//! height `2a` released against a wall; the surge front's distance from that wall,
+//! `Z = z / a`, against `T = t sqrt(2 g / a)`, beside the published points.
+
+use pbf_core::{CoreError, Domain, Iterations, Params, Solver};
+
+use super::stability::SPACING;
+
+/// The published points (their figure 3, both column widths), with the source header,
+/// as shipped in `crates/pbf-cli/data/martin_moyce_1952.csv`.
+pub const MARTIN_MOYCE_CSV: &str = include_str!("../../data/martin_moyce_1952.csv");
+
+/// One published point.
+///
+/// ```
+/// let points = pbf_cli::validate::martin_moyce();
+/// assert_eq!(points.len(), 25);
+/// assert_eq!(points[0].series, "a=1.125in");
+/// assert!((points[0].t - 0.849).abs() < 1e-12);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReferencePoint {
+    /// The experiment's series (its column width).
+    pub series: String,
+    /// `T = t sqrt(2 g / a)`.
+    pub t: f64,
+    /// `Z = z / a`.
+    pub z: f64,
+}
+
+/// The published points, parsed from [`MARTIN_MOYCE_CSV`] (comment lines start with
+/// `#`, then a header `series,T,Z`).
+pub fn martin_moyce() -> Vec<ReferencePoint> {
+    parse_reference(MARTIN_MOYCE_CSV)
+}
+
+/// Parses `series,T,Z` rows, skipping `#` comments, the header and malformed rows.
+fn parse_reference(text: &str) -> Vec<ReferencePoint> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut f = l.split(',');
+            let (series, t, z) = (f.next()?, f.next()?, f.next()?);
+            Some(ReferencePoint {
+                series: series.trim().to_owned(),
+                t: t.trim().parse().ok()?,
+                z: z.trim().parse().ok()?,
+            })
+        })
+        .collect()
+}
+
+/// One dam-break run. The tank is `16 a` long (the published front reaches `14 a`)
+/// and `2.5 a` high; in 3D it is `depth` particles deep between frictionless walls.
+///
+/// ```
+/// let spec = pbf_cli::validate::DamBreakSpec::new(2, 20);
+/// assert_eq!(spec.scale, 1.0);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DamBreakSpec {
+    /// 2 or 3.
+    pub dimension: usize,
+    /// The column width `a` in particles.
+    pub width: usize,
+    /// 3D only: the depth in particles.
+    pub depth: usize,
+    /// Time step in seconds (at scale 1).
+    pub time_step: f32,
+    /// The iteration mode.
+    pub iterations: Iterations,
+    /// Run until this `T`.
+    pub end: f64,
+    /// Every length (spacing, domain, column) and gravity multiplied by this.
+    pub scale: f32,
+}
+
+impl DamBreakSpec {
+    /// The suite's settings: 1/240 s, 6 iterations, to `T = 9.5` (past the last
+    /// published point), depth `a / 2` in 3D, scale 1.
+    pub fn new(dimension: usize, width: usize) -> Self {
+        Self {
+            dimension,
+            width,
+            depth: (width / 2).max(2),
+            time_step: 1.0 / 240.0,
+            iterations: Iterations::Fixed(6),
+            end: 9.5,
+            scale: 1.0,
+        }
+    }
+}
+
+/// The front curve of a run.
+///
+/// ```
+/// let mut spec = pbf_cli::validate::DamBreakSpec::new(2, 8);
+/// spec.end = 1.0;
+/// let c = pbf_cli::validate::run_dam_break(&spec)?;
+/// assert_eq!(c.particles, 128);
+/// assert!((c.points[0].1 - 1.0).abs() < 1e-6); // the front starts at the column's side
+/// assert!(c.points.last().unwrap().1 > 1.0);
+/// # Ok::<(), pbf_core::CoreError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrontCurve {
+    /// The run.
+    pub spec: DamBreakSpec,
+    /// Particles simulated.
+    pub particles: usize,
+    /// `(T, Z)` from the start, after every step.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Runs the collapse and records the front after every step: the largest `x` of any
+/// particle plus half a spacing (its edge), over `a`.
+///
+/// # Errors
+/// [`CoreError`] from the solver; [`CoreError::InvalidParameter`] (`dimension`) for
+/// a dimension other than 2 or 3.
+///
+/// ```
+/// let mut spec = pbf_cli::validate::DamBreakSpec::new(4, 8);
+/// assert!(pbf_cli::validate::run_dam_break(&spec).is_err());
+/// ```
+pub fn run_dam_break(spec: &DamBreakSpec) -> Result<FrontCurve, CoreError> {
+    match spec.dimension {
+        2 => front::<2>(spec),
+        3 => front::<3>(spec),
+        d => Err(CoreError::InvalidParameter {
+            field: "dimension",
+            value: d as f64,
+            reason: "must be 2 or 3",
+        }),
+    }
+}
+
+fn front<const D: usize>(spec: &DamBreakSpec) -> Result<FrontCurve, CoreError> {
+    let s = SPACING * spec.scale;
+    let g = 9.81 * spec.scale;
+    let a = spec.width as f32 * s;
+    let mut gravity = [0.0; D];
+    gravity[1] = -g;
+    let params = Params::<D>::builder(s)
+        .time_step(spec.time_step)
+        .iterations(spec.iterations)
+        .gravity(gravity)
+        .build()?;
+    let mut hi = [0.0; D];
+    hi[0] = 16.0 * a;
+    hi[1] = 2.5 * a;
+    let mut column = [0.0; D];
+    column[0] = a;
+    column[1] = 2.0 * a;
+    if D == 3 {
+        hi[2] = spec.depth as f32 * s;
+        column[2] = hi[2];
+    }
+    let mut solver = Solver::new(params, Domain::new([0.0; D], hi)?)?;
+    solver.add_block([0.0; D], column, [0.0; D])?;
+    let (a64, s64) = (f64::from(a), f64::from(s));
+    let time_scale = (2.0 * f64::from(g) / a64).sqrt();
+    let front = |solver: &Solver<D>| {
+        let x = solver.positions()[0];
+        (f64::from(x.iter().fold(f32::MIN, |m, v| m.max(*v))) + 0.5 * s64) / a64
+    };
+    let mut points = vec![(0.0, front(&solver))];
+    let steps = (spec.end / (f64::from(spec.time_step) * time_scale)).ceil() as u64;
+    for _ in 0..steps {
+        solver.step()?;
+        points.push((solver.time() * time_scale, front(&solver)));
+    }
+    Ok(FrontCurve {
+        spec: *spec,
+        particles: solver.len(),
+        points,
+    })
+}
+
+/// Mean and largest `|Z - Z_published|` over published points, our `Z` interpolated
+/// linearly in `T`.
+///
+/// ```
+/// use pbf_cli::validate::{deviation, FrontCurve, DamBreakSpec, ReferencePoint};
+/// let curve = FrontCurve { spec: DamBreakSpec::new(2, 8), particles: 0, points: vec![(0.0, 1.0), (2.0, 3.0)] };
+/// let reference = [ReferencePoint { series: "x".into(), t: 1.0, z: 2.5 }];
+/// let d = deviation(&curve, &reference);
+/// assert!((d.mean - 0.5).abs() < 1e-12 && d.points == 1);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Deviation {
+    /// Mean absolute deviation in `Z` (units of `a`).
+    pub mean: f64,
+    /// Largest absolute deviation in `Z`.
+    pub max: f64,
+    /// Mean of `|Z - Z_published| / Z_published`.
+    pub mean_relative: f64,
+    /// Points compared (those within the curve's `T` range).
+    pub points: usize,
+}
+
+/// The deviation of `curve` from `reference` (see [`Deviation`]).
+pub fn deviation(curve: &FrontCurve, reference: &[ReferencePoint]) -> Deviation {
+    let mut diffs = Vec::new();
+    for r in reference {
+        if let Some(z) = interpolate(&curve.points, r.t) {
+            diffs.push(((z - r.z).abs(), (z - r.z).abs() / r.z));
+        }
+    }
+    let n = diffs.len().max(1) as f64;
+    Deviation {
+        mean: diffs.iter().map(|d| d.0).sum::<f64>() / n,
+        max: diffs.iter().fold(0.0, |m, d| m.max(d.0)),
+        mean_relative: diffs.iter().map(|d| d.1).sum::<f64>() / n,
+        points: diffs.len(),
+    }
+}
+
+/// `y(x)` by linear interpolation over points sorted by `x`; `None` outside them.
+pub(crate) fn interpolate(points: &[(f64, f64)], x: f64) -> Option<f64> {
+    let k = points.partition_point(|p| p.0 < x);
+    if k == 0 {
+        return (points.first()?.0 == x).then(|| points[0].1);
+    }
+    let (a, b) = (points[k - 1], *points.get(k)?);
+    let u = if b.0 > a.0 {
+        (x - a.0) / (b.0 - a.0)
+    } else {
+        0.0
+    };
+    Some(a.1 + u * (b.1 - a.1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_parses_whole_and_skips_junk() {
+        let all = martin_moyce();
+        assert_eq!(all.len(), 25);
+        assert_eq!(all.iter().filter(|p| p.series == "a=2.25in").count(), 15);
+        assert!(
+            all.windows(2)
+                .all(|w| w[0].series != w[1].series || w[0].t < w[1].t)
+        );
+        let odd = parse_reference("# c\nseries,T,Z\nx,1,2\nbroken\ny,nan?,3\n");
+        assert_eq!(
+            odd,
+            [ReferencePoint {
+                series: "x".into(),
+                t: 1.0,
+                z: 2.0
+            }]
+        );
+    }
+
+    #[test]
+    fn interpolation_is_linear_and_bounded() {
+        let p = [(0.0, 0.0), (1.0, 2.0), (3.0, 4.0)];
+        assert_eq!(interpolate(&p, 0.5), Some(1.0));
+        assert_eq!(interpolate(&p, 2.0), Some(3.0));
+        assert_eq!(interpolate(&p, 0.0), Some(0.0));
+        assert_eq!(interpolate(&p, 3.0), Some(4.0));
+        assert_eq!(interpolate(&p, 3.5), None);
+        assert_eq!(interpolate(&p, -1.0), None);
+    }
+}

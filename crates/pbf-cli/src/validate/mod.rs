@@ -1,0 +1,24 @@
+//! The validation suite behind `pbf validate`.
+
+mod conservation;
+mod dam_break;
+mod font;
+mod incompressibility;
+mod plot;
+mod report;
+mod stability;
+
+pub use conservation::{
+    EnergyTrace, MomentumTrace, ScaleInvariance, energy_in_a_closed_box, momentum_without_walls,
+    scale_invariance,
+};
+pub use dam_break::{
+    DamBreakSpec, Deviation, FrontCurve, MARTIN_MOYCE_CSV, ReferencePoint, deviation, martin_moyce,
+    run_dam_break,
+};
+pub use incompressibility::{ColumnResult, ColumnSpec, run_column};
+pub use report::{Part, ValidateOptions, ValidationReport, validate};
+pub use stability::{
+    SPACING, StabilityCell, StabilityResult, StabilityTiming, UNSTABLE_SPEED_OVER_H,
+    run_stability_cell, stability_grid,
+};

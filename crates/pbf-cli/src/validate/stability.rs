@@ -1,0 +1,277 @@
+//! The stability experiment of the seed "Game Development Reference" (Game Physics
+//! Pearls, ch. 6): fluid dropped into a glass, left to settle, then its average
+//! relative speed `|v| / h` measured over one second.
+
+use std::time::{Duration, Instant};
+
+use pbf_core::{Collider, ColliderKind, CoreError, Domain, Iterations, Params, Shape, Solver};
+
+/// The particle spacing of the experiment (h = 2 spacings = 0.1).
+pub const SPACING: f32 = 0.05;
+
+/// A cell is unstable when its average `|v| / h` over the measured second is above
+/// this (per second), as in the seed.
+pub const UNSTABLE_SPEED_OVER_H: f64 = 10.0;
+
+/// One configuration of the experiment.
+///
+/// ```
+/// use pbf_cli::validate::StabilityCell;
+/// let cell = StabilityCell { particles: 4000, time_step: 1.0 / 60.0, gravity_over_h: 98.1, iterations: 4 };
+/// assert_eq!(cell.iterations, 4);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StabilityCell {
+    /// About this many particles (a cube of `round(cbrt(particles))^3`).
+    pub particles: usize,
+    /// The time step in seconds.
+    pub time_step: f32,
+    /// Gravity relative to the kernel radius, per second squared.
+    pub gravity_over_h: f32,
+    /// Constraint iterations per step (fixed).
+    pub iterations: u32,
+}
+
+/// How long a cell runs: `settle` seconds, then `measure` seconds measured.
+///
+/// ```
+/// let t = pbf_cli::validate::StabilityTiming::FULL;
+/// assert_eq!(t.measure, 1.0);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StabilityTiming {
+    /// Simulated seconds from the drop to the start of the measurement.
+    pub settle: f64,
+    /// Simulated seconds measured.
+    pub measure: f64,
+}
+
+impl StabilityTiming {
+    /// The timing of the full run: 1.5 s to fall and settle, 1 s measured.
+    pub const FULL: Self = Self {
+        settle: 1.5,
+        measure: 1.0,
+    };
+}
+
+/// What one cell measured.
+///
+/// ```
+/// use pbf_cli::validate::{run_stability_cell, StabilityCell, StabilityTiming};
+/// let cell = StabilityCell { particles: 216, time_step: 1.0 / 30.0, gravity_over_h: 98.1, iterations: 2 };
+/// let r = run_stability_cell(&cell, StabilityTiming { settle: 0.2, measure: 0.1 })?;
+/// assert_eq!(r.particles, 216);
+/// assert_eq!(r.steps, 9);
+/// assert!(r.average_speed_over_h.is_finite());
+/// # Ok::<(), pbf_core::CoreError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct StabilityResult {
+    /// The configuration.
+    pub cell: StabilityCell,
+    /// Particles simulated.
+    pub particles: usize,
+    /// `mean over the measured steps of (mean over particles of |v|) / h`, per second
+    /// (NaN when the run diverged).
+    pub average_speed_over_h: f64,
+    /// The largest per-step maximum density error (compression, a fraction) over the
+    /// measured second.
+    pub max_density_error: f32,
+    /// The most particles found outside the glass at any measured step.
+    pub escaped: usize,
+    /// Whether a velocity became NaN or infinite.
+    pub diverged: bool,
+    /// Steps run.
+    pub steps: u64,
+    /// `(time, mean |v| / h)` after every step, from the drop on.
+    pub speed_trace: Vec<(f64, f64)>,
+    /// Wall-clock time of the run.
+    pub wall_time: Duration,
+}
+
+impl StabilityResult {
+    /// Stable: finite, nothing escaped, average `|v| / h` at most
+    /// [`UNSTABLE_SPEED_OVER_H`].
+    ///
+    /// ```
+    /// # use pbf_cli::validate::{run_stability_cell, StabilityCell, StabilityTiming};
+    /// # let cell = StabilityCell { particles: 216, time_step: 1.0 / 30.0, gravity_over_h: 98.1, iterations: 2 };
+    /// let r = run_stability_cell(&cell, StabilityTiming { settle: 0.1, measure: 0.1 })?;
+    /// assert_eq!(r.stable(), !r.diverged && r.escaped == 0 && r.average_speed_over_h <= 10.0);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn stable(&self) -> bool {
+        !self.diverged && self.escaped == 0 && self.average_speed_over_h <= UNSTABLE_SPEED_OVER_H
+    }
+}
+
+/// The glass of a cell and where its inside is.
+struct Glass {
+    solver: Solver<3>,
+    centre: [f32; 2],
+    inner_radius: f32,
+    floor: f32,
+}
+
+impl Glass {
+    fn escaped(&self) -> usize {
+        let p = self.solver.positions();
+        (0..self.solver.len())
+            .filter(|&i| {
+                let (dx, dz) = (p[0][i] - self.centre[0], p[2][i] - self.centre[1]);
+                (dx * dx + dz * dz).sqrt() > self.inner_radius || p[1][i] < self.floor
+            })
+            .count()
+    }
+}
+
+/// A cube of fluid, `n = round(cbrt(particles))` spacings on a side (`b = n s`), held a
+/// quarter of its side above the floor of a glass of inner radius `0.75 b + 2 s` and
+/// inner height `3 b`: it falls, splashes and settles about `0.57 b` deep. The glass is
+/// tall because jets run far up its frictionless walls on impact (at 1.5 b a few
+/// particles leave over the rim in runs that are otherwise calm). The walls are at
+/// least eight spacings thick, and six times the distance a particle falling from the
+/// top of the block moves in one step: a container pushes a particle that got more
+/// than half-way into its wall out on the far side, and corner particles get kicked
+/// far faster than they fall (see VALIDATION.md).
+fn glass(cell: &StabilityCell) -> Result<Glass, CoreError> {
+    let n = ((cell.particles as f64).cbrt().round() as usize).max(2);
+    let s = SPACING;
+    let h = 2.0 * s;
+    let b = n as f32 * s;
+    let gravity = cell.gravity_over_h * h;
+    let drop = 0.25 * b;
+    let inner_radius = 0.75 * b + 2.0 * s;
+    let inner_height = 3.0 * b;
+    let fastest = (2.0 * gravity.abs() * (drop + b)).sqrt();
+    let wall = (8.0 * s).max(6.0 * fastest * cell.time_step);
+    let floor = wall;
+    let width = 2.0 * (inner_radius + wall) + 2.0 * s;
+    let params = Params::<3>::builder(s)
+        .time_step(cell.time_step)
+        .iterations(Iterations::Fixed(cell.iterations))
+        .gravity([0.0, -gravity, 0.0])
+        .build()?;
+    let top = floor + inner_height + 0.75 * b;
+    let mut solver = Solver::new(params, Domain::new([0.0; 3], [width, top, width])?)?;
+    let c = 0.5 * width;
+    solver.add_collider(Collider::new(
+        Shape::Cylinder {
+            base: [c, 0.5 * wall, c],
+            radius: inner_radius + 0.5 * wall,
+            height: inner_height + 0.5 * wall,
+        },
+        ColliderKind::Container {
+            wall_thickness: wall,
+            open_top: true,
+        },
+    )?)?;
+    let lo = [c - 0.5 * b, floor + drop, c - 0.5 * b];
+    solver.add_block(lo, [lo[0] + b, lo[1] + b, lo[2] + b], [0.0; 3])?;
+    Ok(Glass {
+        solver,
+        centre: [c, c],
+        inner_radius,
+        floor,
+    })
+}
+
+/// Runs one cell: drop, settle for `timing.settle` seconds, measure for
+/// `timing.measure` seconds. A diverged run is a result (`diverged`), not an error.
+///
+/// # Errors
+/// [`CoreError`] for an invalid configuration (a time step or iteration count the
+/// solver rejects) or a failure other than divergence.
+///
+/// ```
+/// use pbf_cli::validate::{run_stability_cell, StabilityCell, StabilityTiming};
+/// let bad = StabilityCell { particles: 216, time_step: -1.0, gravity_over_h: 98.1, iterations: 2 };
+/// assert!(run_stability_cell(&bad, StabilityTiming::FULL).is_err());
+/// ```
+pub fn run_stability_cell(
+    cell: &StabilityCell,
+    timing: StabilityTiming,
+) -> Result<StabilityResult, CoreError> {
+    let start = Instant::now();
+    let mut g = glass(cell)?;
+    let dt = f64::from(cell.time_step);
+    let settle_steps = (timing.settle / dt).round() as u64;
+    let measure_steps = ((timing.measure / dt).round() as u64).max(1);
+    let h = f64::from(g.solver.kernel().h());
+    let n = g.solver.len();
+    let (mut speed_sum, mut max_error, mut escaped, mut diverged) = (0.0, 0.0f32, 0, false);
+    let mut trace = Vec::with_capacity((settle_steps + measure_steps) as usize);
+    for step in 0..settle_steps + measure_steps {
+        match g.solver.step() {
+            Ok(d) => {
+                let v = g.solver.velocities();
+                let mean: f64 = (0..n)
+                    .map(|i| {
+                        f64::from(
+                            (v[0][i] * v[0][i] + v[1][i] * v[1][i] + v[2][i] * v[2][i]).sqrt(),
+                        )
+                    })
+                    .sum::<f64>()
+                    / n.max(1) as f64;
+                trace.push((g.solver.time(), mean / h));
+                if step >= settle_steps {
+                    speed_sum += mean / h;
+                    max_error = max_error.max(d.max_density_error);
+                    escaped = escaped.max(g.escaped());
+                }
+            }
+            Err(CoreError::Diverged { .. }) => {
+                diverged = true;
+                break;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(StabilityResult {
+        cell: *cell,
+        particles: n,
+        average_speed_over_h: if diverged {
+            f64::NAN
+        } else {
+            speed_sum / measure_steps as f64
+        },
+        max_density_error: max_error,
+        escaped,
+        diverged,
+        steps: g.solver.steps(),
+        speed_trace: trace,
+        wall_time: start.elapsed(),
+    })
+}
+
+/// The grid of cells: every combination, ordered by particles, time step, gravity,
+/// iterations.
+///
+/// ```
+/// let cells = pbf_cli::validate::stability_grid(&[4000], &[1.0 / 60.0, 1.0 / 30.0], &[98.1], &[2, 4]);
+/// assert_eq!(cells.len(), 4);
+/// assert_eq!(cells[1].iterations, 4);
+/// ```
+pub fn stability_grid(
+    particles: &[usize],
+    time_steps: &[f32],
+    gravity_over_h: &[f32],
+    iterations: &[u32],
+) -> Vec<StabilityCell> {
+    let mut cells = Vec::new();
+    for &p in particles {
+        for &dt in time_steps {
+            for &g in gravity_over_h {
+                for &k in iterations {
+                    cells.push(StabilityCell {
+                        particles: p,
+                        time_step: dt,
+                        gravity_over_h: g,
+                        iterations: k,
+                    });
+                }
+            }
+        }
+    }
+    cells
+}
