@@ -31,9 +31,10 @@ fn main() -> Result<(), pbf_core::CoreError> {
         }
         if step % 10 == 0 {
             println!(
-                "step {step:4}: {:7.2} ms, {} iterations, density error avg {:.3}% max {:.2}%, max speed {:.2}, neighbours {:.1}",
+                "step {step:4}: {:7.2} ms, {} iterations, {} searches, density error avg {:.3}% max {:.2}%, max speed {:.2}, neighbours {:.1}",
                 d.times.total().as_secs_f64() * 1e3,
                 d.iterations,
+                d.searches,
                 d.average_density_error * 100.0,
                 d.max_density_error * 100.0,
                 d.max_speed,

@@ -67,11 +67,15 @@ pub struct StepDiagnostics {
     pub average_neighbours: f32,
     /// Most neighbours within h.
     pub max_neighbours: u32,
-    /// Entries in the step's neighbour lists: the ordered pairs `(i, j)`, `j != i`,
-    /// within `h (1 + 2%)` at the predicted positions. Every neighbour pass of the step
+    /// Entries in the step's neighbour lists (as last built): the ordered pairs
+    /// `(i, j)`, `j != i`, within `h (1 + 10%)` at the positions of the last search. Every neighbour pass of the step
     /// (`iterations + 1` lambda passes, `iterations` position-delta passes, XSPH with
     /// curl and, when on, vorticity) evaluates these pairs, in blocks of eight.
     pub list_pairs: u64,
+    /// Neighbour searches in the step: 1, plus one for every constraint iteration that
+    /// found a particle moved by more than half the lists' skin (0.05 h) since the last
+    /// search, so that no pair within h is ever missing from the lists.
+    pub searches: u32,
     /// Time per phase.
     pub times: PhaseTimes,
 }

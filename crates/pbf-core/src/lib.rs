@@ -3,9 +3,10 @@
 //!
 //! One step (see [`Solver::step`]): external forces and prediction, collisions,
 //! neighbour search on the predicted positions (Morton-sorted cell lists, every
-//! per-particle array reordered, then each particle's neighbours within h(1 + 2%)
-//! sifted once into a list that every later pass of the step gathers its lanes
-//! from), `iterations` Jacobi passes of the density constraint
+//! per-particle array reordered, then each particle's neighbours within h(1 + 10%)
+//! sifted into a list that the later passes gather their lanes from; searched again
+//! before an iteration when some particle has moved by more than 5% of h, so no pair
+//! within h is ever missed), `iterations` Jacobi passes of the density constraint
 //! (lambda with CFM relaxation, position deltas with the tensile-instability term
 //! `s_corr`, collisions inside the loop), velocity update with friction and
 //! restitution at contacts, vorticity confinement and XSPH viscosity.

@@ -5,12 +5,12 @@
 //! h. A step walks the neighbourhood of every particle ten or more times (two passes
 //! per constraint iteration, one more for the final densities, XSPH and vorticity),
 //! so it pays to sift the candidates once: [`NeighbourLists::build`] keeps, for every
-//! particle, the indices `j != i` with `r^2 < h^2` (the predicate of
-//! [`pbf_kernels::within`]) in ascending order, and every pass then loads its lanes
-//! from those indices. This is the neighbour search of Macklin & Müller (2013,
-//! Algorithm 1, line 6): once per step, on the predicted positions. Pairs that leave
-//! h during the iterations get zero from every kernel; pairs that enter it are not
-//! seen until the next step (their kernel values are near zero at r = h).
+//! particle, the indices `j != i` with `r^2 < R^2` (the predicate of
+//! [`pbf_kernels::within`], `R` the search radius) in ascending order, and every pass
+//! then loads its lanes from those indices. The solver builds them with R a little
+//! larger than h, on the predicted positions (Macklin & Müller 2013, Algorithm 1,
+//! line 6), and again when particles have moved too far for the margin (see the
+//! solver's `LIST_SKIN`); pairs beyond h get zero from every kernel.
 //!
 //! Storage is blocked: the lists of [`BLOCK`] consecutive particles share one index
 //! vector, so blocks are built in parallel without a global prefix sum, and every

@@ -293,13 +293,14 @@ fn diagnostics_are_consistent() {
 fn list_pairs_count_the_pairs_within_the_search_radius() {
     // A block at rest without gravity, far from the walls: the predicted positions of
     // the first step are the initial ones, so the lists hold exactly the ordered pairs
-    // within h (1 + 2%) of the lattice: here distances s, s sqrt 2, s sqrt 3 and 2 s.
+    // within h (1 + 10%) of the lattice: here distances s, s sqrt 2, s sqrt 3, 2 s and
+    // s sqrt 5 (2.24 s > 2.2 s is out).
     let params = Params::<3>::builder(0.1).gravity([0.0; 3]).build().unwrap();
     let mut s = Solver::new(params, Domain::new([-5.0; 3], [5.0; 3]).unwrap()).unwrap();
     s.add_block([0.0; 3], [0.6, 0.5, 0.4], [0.0; 3]).unwrap();
     let mut points = Vec::new();
     s.positions_interleaved(&mut points);
-    let radius2 = (0.2f32 * 1.02).powi(2);
+    let radius2 = (0.2f32 * 1.1).powi(2);
     let mut expected = 0u64;
     for (i, p) in points.iter().enumerate() {
         for (j, q) in points.iter().enumerate() {
@@ -308,6 +309,39 @@ fn list_pairs_count_the_pairs_within_the_search_radius() {
         }
     }
     let d = s.step().unwrap();
+    assert_eq!(d.searches, 1, "nothing moves, so one search");
     assert_eq!(d.list_pairs, expected);
     assert!(expected > 10 * points.len() as u64);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// A cloud packed far above rest density moves a lot within one step's iterations;
+    /// the solver searches again whenever that could bring a pair within h unseen, so
+    /// the densities of the step's last pass are those of a brute-force sum over all
+    /// pairs at the final positions (no walls within h here).
+    #[test]
+    fn no_pair_within_h_is_missed_when_particles_move_far(
+        points in prop::collection::vec(prop::array::uniform3(-0.25f32..0.25), 100..400),
+    ) {
+        let mut s = cloud::<3>(&points, false);
+        let d = s.step().unwrap();
+        prop_assert!(d.searches > 1, "a packed cloud should move enough to search again");
+        let (h2, mass) = (s.kernel().h2(), s.params().mass());
+        let p = s.positions();
+        for i in 0..s.len() {
+            let mut sum = 0.0f64;
+            for j in 0..s.len() {
+                let x: [f32; 3] = core::array::from_fn(|a| p[a][i] - p[a][j]);
+                let r2 = pbf_kernels::norm2(x);
+                if pbf_kernels::within(r2, h2) {
+                    sum += f64::from(s.kernel().poly6(r2));
+                }
+            }
+            let expected = f64::from(mass) * sum;
+            let got = f64::from(s.densities()[i]);
+            prop_assert!((got - expected).abs() <= 1e-4 * expected, "particle {}: {} vs {}", i, got, expected);
+        }
+    }
 }
