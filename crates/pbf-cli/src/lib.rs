@@ -42,6 +42,8 @@ mod cli;
 mod error;
 pub mod formats;
 mod frame;
+#[doc(hidden)]
+pub mod fuzzing;
 mod progress;
 mod render;
 pub mod scene;

@@ -2,6 +2,9 @@
 
 use crate::CoreError;
 
+/// The most layers an emitter may emit in one time step (`speed * dt / spacing`).
+pub const MAX_LAYERS_PER_STEP: u32 = 1 << 22;
+
 /// A nozzle that emits a disc (3D) or a segment (2D) of particles at the rest
 /// spacing, perpendicular to `direction`, moving at `speed`, from time `start` to
 /// `stop`. A new layer leaves the nozzle each time the previous one has travelled one
@@ -98,6 +101,24 @@ impl<const D: usize> Emitter<D> {
     /// ```
     pub fn speed(&self) -> f32 {
         self.speed
+    }
+
+    /// Checks that one step of `dt` emits a bounded number of layers: at most
+    /// [`MAX_LAYERS_PER_STEP`], and at most [`MAX_PARTICLES`](crate::MAX_PARTICLES)
+    /// particles (call after [`prepare`](Self::prepare)). Beyond the first bound the
+    /// distance travelled, an `f32`, could no longer count layers of one spacing.
+    pub(crate) fn check_rate(&self, dt: f32, spacing: f32) -> Result<(), CoreError> {
+        let layers = f64::from(self.speed) * f64::from(dt) / f64::from(spacing) + 1.0;
+        if !(layers <= MAX_LAYERS_PER_STEP as f64)
+            || layers * self.layer.len() as f64 > crate::MAX_PARTICLES as f64
+        {
+            return Err(CoreError::InvalidEmitter {
+                field: "speed",
+                value: self.speed.into(),
+                reason: "emits more than 2^22 layers or the particle limit in one time step",
+            });
+        }
+        Ok(())
     }
 
     /// Computes the layer's offsets for particles at `spacing`.

@@ -46,11 +46,14 @@
 struct ReadmeExample;
 
 mod boundary;
+pub mod checkpoint;
 mod collide;
 mod constraint;
 mod diagnostics;
 mod emitter;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 mod lanes;
 mod neighbourhood;
 mod parallel;
@@ -60,9 +63,10 @@ mod solver;
 mod viscosity;
 mod vorticity;
 
+pub use checkpoint::{CHECKPOINT_VERSION, CheckpointError};
 pub use collide::{Collider, ColliderKind, Domain, Shape};
 pub use diagnostics::{PhaseTimes, StepDiagnostics};
-pub use emitter::Emitter;
+pub use emitter::{Emitter, MAX_LAYERS_PER_STEP};
 pub use error::CoreError;
 pub use params::{Backend, Iterations, Params, ParamsBuilder};
 pub use solver::{MAX_PARTICLES, Solver};

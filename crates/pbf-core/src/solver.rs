@@ -57,6 +57,33 @@ pub(crate) fn rest_lattice_denominator<const D: usize>(
     sum + f64::from(params.cfm_epsilon())
 }
 
+/// A view of the solver's evolving state (see `Solver::dynamic_state`).
+pub(crate) struct DynamicState<'a, const D: usize> {
+    pub positions: [&'a [f32]; D],
+    pub velocities: [&'a [f32]; D],
+    pub force: [&'a [f32]; D],
+    pub density: &'a [f32],
+    pub ids: &'a [u64],
+    pub next_id: u64,
+    pub step: u64,
+    pub time: f64,
+    pub emitters: &'a [Emitter<D>],
+    pub grid_origin: Option<(f32, [f64; D])>,
+}
+
+/// Checked state to put into a solver (see `Solver::restore_dynamic`).
+pub(crate) struct RestoredState<const D: usize> {
+    pub positions: [Vec<f32>; D],
+    pub velocities: [Vec<f32>; D],
+    pub force: [Vec<f32>; D],
+    pub density: Vec<f32>,
+    pub ids: Vec<u64>,
+    pub next_id: u64,
+    pub step: u64,
+    pub time: f64,
+    pub grid: Grid<D>,
+}
+
 /// A Position Based Fluids solver in `D` dimensions (2 or 3).
 ///
 /// Particles are stored as structure of arrays and kept in Morton order of the grid
@@ -179,6 +206,38 @@ impl<const D: usize> Solver<D> {
         })
     }
 
+    /// The state beyond parameters and boundaries, for checkpoints (`checkpoint.rs`).
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) fn dynamic_state(&self) -> DynamicState<'_, D> {
+        DynamicState {
+            positions: refs(&self.positions),
+            velocities: refs(&self.velocities),
+            force: refs(&self.force),
+            density: &self.density,
+            ids: &self.ids,
+            next_id: self.next_id,
+            step: self.step,
+            time: self.time,
+            emitters: &self.emitters,
+            grid_origin: self.grid.cell_origin(),
+        }
+    }
+
+    /// Replaces the particles, counters and grid origin by checked ones from a
+    /// checkpoint (`checkpoint.rs` validates them first; `grid` is empty).
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) fn restore_dynamic(&mut self, state: RestoredState<D>) {
+        self.positions = state.positions;
+        self.velocities = state.velocities;
+        self.force = state.force;
+        self.density = state.density;
+        self.ids = state.ids;
+        self.next_id = state.next_id;
+        self.step = state.step;
+        self.time = state.time;
+        self.grid = state.grid;
+    }
+
     /// Adds a static collider.
     ///
     /// # Errors
@@ -201,7 +260,10 @@ impl<const D: usize> Solver<D> {
     /// the domain.
     ///
     /// # Errors
-    /// [`CoreError::InvalidEmitter`] when the nozzle leaves the domain.
+    /// [`CoreError::InvalidEmitter`] when the nozzle leaves the domain, or (`speed`)
+    /// when one step would emit more than
+    /// [`MAX_LAYERS_PER_STEP`](crate::MAX_LAYERS_PER_STEP) layers or more
+    /// particles than [`MAX_PARTICLES`].
     ///
     /// ```
     /// use pbf_core::{Domain, Emitter, Params, Solver};
@@ -213,6 +275,7 @@ impl<const D: usize> Solver<D> {
     /// ```
     pub fn add_emitter(&mut self, mut emitter: Emitter<D>) -> Result<(), CoreError> {
         emitter.prepare(self.params.spacing());
+        emitter.check_rate(self.params.time_step(), self.params.spacing())?;
         for offset in &emitter.layer {
             let p: [f32; D] = core::array::from_fn(|k| emitter.origin[k] + offset[k]);
             if !self.domain.contains(p) {

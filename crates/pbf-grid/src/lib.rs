@@ -97,6 +97,8 @@ mod cell_table;
 mod cells;
 mod error;
 mod frame;
+#[doc(hidden)]
+pub mod fuzzing;
 mod grid;
 mod keys;
 pub mod morton;
