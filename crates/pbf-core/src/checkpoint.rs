@@ -120,6 +120,7 @@ pub enum CheckpointError {
 
 /// FNV-1a, 64 bits: a checksum against truncation and bit flips (not against
 /// deliberate tampering).
+#[cfg_attr(not(feature = "serde"), allow(dead_code))]
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     let mut hash = 0xcbf2_9ce4_8422_2325u64;
     for &b in bytes {
@@ -130,6 +131,7 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// Parses the header and returns `(dimension, payload)`.
+#[cfg_attr(not(feature = "serde"), allow(dead_code))]
 pub(crate) fn split_header(bytes: &[u8]) -> Result<(u32, &[u8]), CheckpointError> {
     let magic_len = bytes.len().min(8);
     if bytes[..magic_len] != CHECKPOINT_MAGIC[..magic_len] {
@@ -176,6 +178,7 @@ pub(crate) fn split_header(bytes: &[u8]) -> Result<(u32, &[u8]), CheckpointError
 }
 
 /// The header for a payload.
+#[cfg_attr(not(feature = "serde"), allow(dead_code))]
 pub(crate) fn header(dimension: usize, payload: &[u8]) -> [u8; HEADER_LEN] {
     let mut h = [0u8; HEADER_LEN];
     h[..8].copy_from_slice(&CHECKPOINT_MAGIC);

@@ -58,6 +58,7 @@ pub(crate) fn rest_lattice_denominator<const D: usize>(
 }
 
 /// A view of the solver's evolving state (see `Solver::dynamic_state`).
+#[cfg_attr(not(feature = "serde"), allow(dead_code))]
 pub(crate) struct DynamicState<'a, const D: usize> {
     pub positions: [&'a [f32]; D],
     pub velocities: [&'a [f32]; D],
@@ -72,6 +73,7 @@ pub(crate) struct DynamicState<'a, const D: usize> {
 }
 
 /// Checked state to put into a solver (see `Solver::restore_dynamic`).
+#[cfg_attr(not(feature = "serde"), allow(dead_code))]
 pub(crate) struct RestoredState<const D: usize> {
     pub positions: [Vec<f32>; D],
     pub velocities: [Vec<f32>; D],
@@ -412,10 +414,14 @@ impl<const D: usize> Solver<D> {
             }
             counts[a] = (extent / f64::from(s) + 1e-4).floor() as usize;
         }
-        let total: usize = counts.iter().product();
-        if self.len() + total > MAX_PARTICLES {
+        // A huge block overflows the product: saturate, it is rejected either way.
+        let total = counts
+            .iter()
+            .try_fold(1usize, |acc, &c| acc.checked_mul(c))
+            .unwrap_or(usize::MAX);
+        if self.len().saturating_add(total) > MAX_PARTICLES {
             return Err(CoreError::TooManyParticles {
-                count: self.len() + total,
+                count: self.len().saturating_add(total),
                 max: MAX_PARTICLES,
             });
         }
