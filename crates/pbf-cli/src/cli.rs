@@ -68,7 +68,7 @@ pub struct SoakArgs {
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     pub check_every: u64,
     /// Fail when the mean specific mechanical energy exceeds this factor times its
-    /// reference (the start's).
+    /// reference (the smaller of the start's and the last check's).
     #[arg(long, default_value_t = 1.1)]
     pub energy_factor: f64,
     /// Fail when a checked step's average density error exceeds this fraction.

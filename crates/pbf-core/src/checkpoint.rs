@@ -23,8 +23,8 @@
 //! are not saved: a restored solver reports the default until it steps.
 //!
 //! Loading checks the header, the length and the hash before decoding, then rebuilds
-//! the solver through the same validating constructors as user input ([`Params`]
-//! builder, [`Domain::new`], [`Collider::new`], [`Emitter::new`]), and checks every
+//! the solver through the same validating constructors as user input ([`Params`](crate::Params)
+//! builder, [`Domain::new`](crate::Domain::new), [`Collider::new`](crate::Collider::new), [`Emitter::new`](crate::Emitter::new)), and checks every
 //! particle (finite, inside the domain, unique ids below the next id). A truncated,
 //! corrupted, wrong-version or inconsistent file is an error, never a panic.
 
@@ -682,6 +682,50 @@ mod state {
     }
 }
 
+#[cfg(feature = "serde")]
+impl<const D: usize> crate::Solver<D> {
+    /// The whole state of the solver as a checkpoint (see the [module docs](self) for
+    /// the format). [`from_checkpoint`](Self::from_checkpoint) gives back a solver
+    /// whose steps are bit-identical to this one's.
+    ///
+    /// # Errors
+    /// [`CheckpointError::Encode`] if the encoder fails (it has no known cause).
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let mut a = Solver::new(Params::<2>::builder(0.05).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
+    /// a.add_block([0.0, 0.0], [0.3, 0.3], [0.0; 2])?;
+    /// a.step()?;
+    /// let bytes = a.checkpoint()?;
+    /// let mut b = Solver::<2>::from_checkpoint(&bytes)?;
+    /// a.step()?;
+    /// b.step()?;
+    /// assert_eq!(a.positions(), b.positions());
+    /// assert_eq!(a.steps(), b.steps());
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn checkpoint(&self) -> Result<Vec<u8>, CoreError> {
+        state::encode(self)
+    }
+
+    /// Restores a solver from [`checkpoint`](Self::checkpoint) bytes.
+    ///
+    /// # Errors
+    /// [`CoreError::Checkpoint`] for bytes that are not a checkpoint of this version
+    /// and dimension (truncated, corrupted, ...); for a well-formed checkpoint with a
+    /// bad value, the error the API gives that value
+    /// ([`CoreError::InvalidParameter`], [`CoreError::OutsideDomain`], ...).
+    ///
+    /// ```
+    /// use pbf_core::{CheckpointError, CoreError, Solver};
+    /// let err = Solver::<3>::from_checkpoint(b"PBFCKPT\0").unwrap_err();
+    /// assert!(matches!(err, CoreError::Checkpoint(e) if matches!(*e, CheckpointError::Truncated { .. })));
+    /// ```
+    pub fn from_checkpoint(bytes: &[u8]) -> Result<Self, CoreError> {
+        state::decode(bytes)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -730,49 +774,5 @@ mod tests {
             split_header(&file),
             Err(CheckpointError::TrailingBytes { extra: 1 })
         );
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<const D: usize> crate::Solver<D> {
-    /// The whole state of the solver as a checkpoint (see the [module docs](self) for
-    /// the format). [`from_checkpoint`](Self::from_checkpoint) gives back a solver
-    /// whose steps are bit-identical to this one's.
-    ///
-    /// # Errors
-    /// [`CheckpointError::Encode`] if the encoder fails (it has no known cause).
-    ///
-    /// ```
-    /// use pbf_core::{Domain, Params, Solver};
-    /// let mut a = Solver::new(Params::<2>::builder(0.05).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
-    /// a.add_block([0.0, 0.0], [0.3, 0.3], [0.0; 2])?;
-    /// a.step()?;
-    /// let bytes = a.checkpoint()?;
-    /// let mut b = Solver::<2>::from_checkpoint(&bytes)?;
-    /// a.step()?;
-    /// b.step()?;
-    /// assert_eq!(a.positions(), b.positions());
-    /// assert_eq!(a.steps(), b.steps());
-    /// # Ok::<(), pbf_core::CoreError>(())
-    /// ```
-    pub fn checkpoint(&self) -> Result<Vec<u8>, CoreError> {
-        state::encode(self)
-    }
-
-    /// Restores a solver from [`checkpoint`](Self::checkpoint) bytes.
-    ///
-    /// # Errors
-    /// [`CoreError::Checkpoint`] for bytes that are not a checkpoint of this version
-    /// and dimension (truncated, corrupted, ...); for a well-formed checkpoint with a
-    /// bad value, the error the API gives that value
-    /// ([`CoreError::InvalidParameter`], [`CoreError::OutsideDomain`], ...).
-    ///
-    /// ```
-    /// use pbf_core::{CheckpointError, CoreError, Solver};
-    /// let err = Solver::<3>::from_checkpoint(b"PBFCKPT\0").unwrap_err();
-    /// assert!(matches!(err, CoreError::Checkpoint(e) if matches!(*e, CheckpointError::Truncated { .. })));
-    /// ```
-    pub fn from_checkpoint(bytes: &[u8]) -> Result<Self, CoreError> {
-        state::decode(bytes)
     }
 }

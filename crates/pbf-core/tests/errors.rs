@@ -282,7 +282,10 @@ fn kernel_radius_outside_the_kernel_constants_range_is_rejected() {
     )
     .unwrap_err();
     assert!(matches!(err, CoreError::Kernel(_)), "{err}");
-    assert!(err.to_string().contains("kernel radius h = 0.000002"), "{err}");
+    assert!(
+        err.to_string().contains("kernel radius h = 0.000002"),
+        "{err}"
+    );
 }
 
 #[test]
