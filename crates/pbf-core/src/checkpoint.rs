@@ -160,7 +160,9 @@ pub(crate) fn split_header(bytes: &[u8]) -> Result<(u32, &[u8]), CheckpointError
     let found = (bytes.len() - HEADER_LEN) as u64;
     if found < length {
         return Err(CheckpointError::Truncated {
-            expected: HEADER_LEN as u64 + length,
+            // Saturating: a corrupted length may be near u64::MAX (found by the
+            // `checkpoint_load` fuzz target; see `a_huge_length_is_truncation`).
+            expected: (HEADER_LEN as u64).saturating_add(length),
             found: bytes.len() as u64,
         });
     }
@@ -773,6 +775,22 @@ mod tests {
         assert_eq!(
             split_header(&file),
             Err(CheckpointError::TrailingBytes { extra: 1 })
+        );
+    }
+
+    #[test]
+    fn a_huge_length_is_truncation() {
+        // Regression (fuzz target `checkpoint_load`): a length field near u64::MAX
+        // overflowed `HEADER_LEN + length` while the error was built.
+        let mut file = header(3, &[]).to_vec();
+        file[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
+        file.extend_from_slice(&[0; 10]);
+        assert_eq!(
+            split_header(&file),
+            Err(CheckpointError::Truncated {
+                expected: u64::MAX,
+                found: 42
+            })
         );
     }
 }
