@@ -121,6 +121,23 @@ impl<const D: usize> Emitter<D> {
         Ok(())
     }
 
+    /// Checks, before [`prepare`](Self::prepare) builds it, that the layer of one
+    /// emission holds at most [`MAX_PARTICLES`](crate::MAX_PARTICLES) particles (a
+    /// nozzle of radius `r` at spacing `s` holds about `2 r / s` in 2D and
+    /// `pi (r / s)^2` in 3D).
+    pub(crate) fn check_layer(&self, spacing: f32) -> Result<(), CoreError> {
+        let across = 2.0 * (f64::from(self.radius) / f64::from(spacing)).floor() + 1.0;
+        let points = if D == 2 { across } else { across * across };
+        if !(points <= crate::MAX_PARTICLES as f64) {
+            return Err(CoreError::InvalidEmitter {
+                field: "radius",
+                value: self.radius.into(),
+                reason: "the nozzle's layer would hold more particles than the solver's maximum",
+            });
+        }
+        Ok(())
+    }
+
     /// Computes the layer's offsets for particles at `spacing`.
     pub(crate) fn prepare(&mut self, spacing: f32) {
         // An orthonormal basis of the plane perpendicular to the direction.

@@ -262,7 +262,8 @@ impl<const D: usize> Solver<D> {
     /// the domain.
     ///
     /// # Errors
-    /// [`CoreError::InvalidEmitter`] when the nozzle leaves the domain, or (`speed`)
+    /// [`CoreError::InvalidEmitter`] when the nozzle leaves the domain, when (`radius`)
+    /// its layer would hold more than [`MAX_PARTICLES`] particles, or (`speed`)
     /// when one step would emit more than
     /// [`MAX_LAYERS_PER_STEP`](crate::MAX_LAYERS_PER_STEP) layers or more
     /// particles than [`MAX_PARTICLES`].
@@ -276,6 +277,8 @@ impl<const D: usize> Solver<D> {
     /// # Ok::<(), pbf_core::CoreError>(())
     /// ```
     pub fn add_emitter(&mut self, mut emitter: Emitter<D>) -> Result<(), CoreError> {
+        // Bound the layer before building it: a huge nozzle would exhaust memory.
+        emitter.check_layer(self.params.spacing())?;
         emitter.prepare(self.params.spacing());
         emitter.check_rate(self.params.time_step(), self.params.spacing())?;
         for offset in &emitter.layer {

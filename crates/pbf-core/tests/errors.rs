@@ -429,6 +429,21 @@ fn bad_emitters_are_rejected() {
         ),
         "{err}"
     );
+    // Regression (fuzz target `checkpoint_load`): a nozzle so wide that its layer
+    // alone would hold more particles than the maximum; it was built (and memory
+    // exhausted) before the nozzle was checked.
+    let e = Emitter::new(o, d, 1.0, 1e30, 0.0, 1.0).unwrap();
+    let err = fails_unchanged(|s| s.add_emitter(e.clone()));
+    assert!(
+        matches!(
+            err,
+            CoreError::InvalidEmitter {
+                field: "radius",
+                ..
+            }
+        ),
+        "{err}"
+    );
     // A jet so fast that one step would emit more layers than f32 can count.
     let e = Emitter::new(o, d, 1e30, 0.01, 0.0, 1.0).unwrap();
     let err = fails_unchanged(|s| s.add_emitter(e.clone()));
