@@ -577,11 +577,17 @@ mod state {
             // The saved direction was normalised when the emitter was made: keep its
             // exact bits (normalising again may round differently).
             emitter.direction = direction;
-            if !(e.travelled >= 0.0) {
+            // Between steps the newest layer has travelled less than one spacing
+            // (infinite before the first layer). A larger value would make the next
+            // step emit a layer per spacing of it: found by the `checkpoint_load` fuzz
+            // target (1e30 exhausted memory), input
+            // `fuzz/corpus/checkpoint_load/regression-emitter-travelled`.
+            let spacing = solver.params().spacing();
+            if !(e.travelled == f32::INFINITY || (0.0..spacing).contains(&e.travelled)) {
                 return Err(CoreError::InvalidEmitter {
                     field: "travelled",
                     value: e.travelled.into(),
-                    reason: "must be >= 0 (infinite before the first layer)",
+                    reason: "must be in [0, spacing), or infinite before the first layer",
                 });
             }
             emitter.travelled = e.travelled;

@@ -138,6 +138,17 @@ impl<const D: usize> Emitter<D> {
         Ok(())
     }
 
+    /// The nozzle's radius.
+    ///
+    /// ```
+    /// let e = pbf_core::Emitter::new([0.0; 2], [0.0, -1.0], 2.0, 0.1, 0.0, 1.0)?;
+    /// assert_eq!(e.radius(), 0.1);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn radius(&self) -> f32 {
+        self.radius
+    }
+
     /// Computes the layer's offsets for particles at `spacing`.
     pub(crate) fn prepare(&mut self, spacing: f32) {
         // An orthonormal basis of the plane perpendicular to the direction.

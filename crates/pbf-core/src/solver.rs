@@ -913,6 +913,19 @@ impl<const D: usize> Solver<D> {
         &self.colliders
     }
 
+    /// The emitters.
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Emitter, Params, Solver};
+    /// let mut s = Solver::new(Params::<2>::builder(0.05).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
+    /// s.add_emitter(Emitter::new([0.5, 0.8], [0.0, -1.0], 1.0, 0.1, 0.0, 1.0)?)?;
+    /// assert_eq!(s.emitters()[0].speed(), 1.0);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn emitters(&self) -> &[Emitter<D>] {
+        &self.emitters
+    }
+
     /// Simulated time in seconds.
     ///
     /// ```
