@@ -26,6 +26,7 @@ pub const DEFAULT_STEPS_VAR: &str = "PBF_DEFAULT_STEPS";
         pbf run glass.toml --format vtk --every 2 --render --gif\n  \
         pbf bench                             particle-iterations per second, 1 and all threads\n  \
         pbf validate --quick --only dam-break   the validation suite, written to docs/\n\n\
+        pbf soak                              100,000 steps of a small scene, checked every 1,000\n\n\
         Environment: PBF_DEFAULT_STEPS=N runs the built-in default scene for N steps \
         (when no --steps or --duration is given)."
 )]
@@ -48,6 +49,10 @@ pub enum Command {
     Bench(BenchArgs),
     /// Run the validation suite and write docs/VALIDATION.md with its plots.
     Validate(ValidateArgs),
+    /// Run a small scene for a long time, checking the state every so many steps
+    /// (finite, inside the domain, energy and density error bounded); exits non-zero
+    /// at the first failed check.
+    Soak(SoakArgs),
 }
 
 /// `pbf validate`.
@@ -62,6 +67,39 @@ pub struct ValidateArgs {
     /// The directory of VALIDATION.md (plots go to its validation/ folder).
     #[arg(long, short, default_value = "docs")]
     pub out: PathBuf,
+}
+
+/// `pbf soak`.
+#[derive(Debug, Args)]
+pub struct SoakArgs {
+    /// The built-in scene (see `pbf scenes`).
+    #[arg(long, default_value = "dam-break-2d")]
+    pub scene: String,
+    /// About this many particles.
+    #[arg(long, default_value_t = 1200, value_parser = clap::value_parser!(u64).range(8..=10_000_000))]
+    pub particles: u64,
+    /// Steps to run.
+    #[arg(long, default_value_t = 100_000)]
+    pub steps: u64,
+    /// Steps between checks (the last step is always checked).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub check_every: u64,
+    /// Fail when the mean specific mechanical energy exceeds this factor times its
+    /// reference (the smaller of the start's and the last check's).
+    #[arg(long, default_value_t = 1.1)]
+    pub energy_factor: f64,
+    /// Fail when a checked step's average density error exceeds this fraction.
+    #[arg(long, default_value_t = 0.05)]
+    pub max_average_density_error: f32,
+    /// Fail when a checked step's largest density error exceeds this fraction.
+    #[arg(long, default_value_t = 0.5)]
+    pub max_density_error: f32,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: Option<u32>,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// `pbf run`.

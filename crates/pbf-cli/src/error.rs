@@ -102,6 +102,14 @@ pub enum CliError {
     /// The solver failed while running (for instance it diverged).
     #[error("the simulation failed: {0}")]
     Simulation(#[from] CoreError),
+    /// A check of `pbf soak` failed.
+    #[error("soak check failed at step {step}: {message}")]
+    Soak {
+        /// The step whose check failed.
+        step: u64,
+        /// What failed, with the values.
+        message: String,
+    },
     /// A file read back for checking does not have the expected content.
     #[error("`{path}` is not a valid {format} particle file: {message}")]
     Format {

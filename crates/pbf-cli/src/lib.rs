@@ -13,6 +13,9 @@
 //! pbf bench [--particles N] [--steps N]
 //! pbf validate [--quick] [--only stability,incompressibility,dam-break,conservation]
 //!         [--out DIR]                  run the validation suite, write DIR/VALIDATION.md
+//! pbf soak [--scene NAME] [--particles N] [--steps N] [--check-every K] [--threads T]
+//!                                      run a small scene for 100,000 steps, check
+//!                                      it every 1,000, exit 1 at the first failure
 //! ```
 //!
 //! - Scenes are TOML files ([`scene`] documents the schema). A malformed scene is
@@ -44,10 +47,13 @@ mod cli;
 mod error;
 pub mod formats;
 mod frame;
+#[doc(hidden)]
+pub mod fuzzing;
 mod progress;
 mod render;
 pub mod scene;
 mod simulate;
+mod soak;
 mod spans;
 pub mod validate;
 
@@ -69,8 +75,9 @@ pub use progress::{Progress, ProgressMode};
 pub use render::{Axis, GifWriter, Renderer, save_png, speed_colour};
 pub use scene::{DEFAULT_SCENE, RunLength, Scene, SceneFile};
 pub use simulate::RunSummary;
+pub use soak::{SoakCheck, SoakOptions, SoakReport, soak};
 
-use cli::{BenchArgs, Cli, Command, InitArgs, RunArgs, ValidateArgs};
+use cli::{BenchArgs, Cli, Command, InitArgs, RunArgs, SoakArgs, ValidateArgs};
 use simulate::{RunPlan, shown, steps_for};
 
 /// What a successful command did.
@@ -93,6 +100,8 @@ pub enum Outcome {
     Benchmarked(BenchReport),
     /// The validation suite ran and wrote its document.
     Validated(Box<validate::ValidationReport>),
+    /// `pbf soak` ran and every check passed.
+    Soaked(SoakReport),
     /// Help or version was printed.
     Help,
 }
@@ -163,6 +172,7 @@ where
         Some(Command::Init(args)) => init(args, out),
         Some(Command::Bench(args)) => run_bench(args, out),
         Some(Command::Validate(args)) => run_validate(args, out),
+        Some(Command::Soak(args)) => run_soak(args, out),
     }
 }
 
@@ -341,6 +351,21 @@ fn init(args: InitArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
         path.display()
     );
     Ok(Outcome::Initialised(path))
+}
+
+fn run_soak(args: SoakArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
+    let options = SoakOptions {
+        scene: args.scene,
+        particles: usize::try_from(args.particles).unwrap_or(usize::MAX),
+        steps: args.steps,
+        check_every: args.check_every,
+        energy_factor: args.energy_factor,
+        max_average_density_error: args.max_average_density_error,
+        max_density_error: args.max_density_error,
+        threads: args.threads.map(|t| t as usize),
+        quiet: args.quiet,
+    };
+    Ok(Outcome::Soaked(soak(&options, out)?))
 }
 
 fn run_bench(args: BenchArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {

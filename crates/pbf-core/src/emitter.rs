@@ -2,6 +2,9 @@
 
 use crate::CoreError;
 
+/// The most layers an emitter may emit in one time step (`speed * dt / spacing`).
+pub const MAX_LAYERS_PER_STEP: u32 = 1 << 22;
+
 /// A nozzle that emits a disc (3D) or a segment (2D) of particles at the rest
 /// spacing, perpendicular to `direction`, moving at `speed`, from time `start` to
 /// `stop`. A new layer leaves the nozzle each time the previous one has travelled one
@@ -98,6 +101,52 @@ impl<const D: usize> Emitter<D> {
     /// ```
     pub fn speed(&self) -> f32 {
         self.speed
+    }
+
+    /// Checks that one step of `dt` emits a bounded number of layers: at most
+    /// [`MAX_LAYERS_PER_STEP`], and at most [`MAX_PARTICLES`](crate::MAX_PARTICLES)
+    /// particles (call after [`prepare`](Self::prepare)). Beyond the first bound the
+    /// distance travelled, an `f32`, could no longer count layers of one spacing.
+    pub(crate) fn check_rate(&self, dt: f32, spacing: f32) -> Result<(), CoreError> {
+        let layers = f64::from(self.speed) * f64::from(dt) / f64::from(spacing) + 1.0;
+        if !(layers <= MAX_LAYERS_PER_STEP as f64)
+            || layers * self.layer.len() as f64 > crate::MAX_PARTICLES as f64
+        {
+            return Err(CoreError::InvalidEmitter {
+                field: "speed",
+                value: self.speed.into(),
+                reason: "emits more than 2^22 layers or the particle limit in one time step",
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks, before [`prepare`](Self::prepare) builds it, that the layer of one
+    /// emission holds at most [`MAX_PARTICLES`](crate::MAX_PARTICLES) particles (a
+    /// nozzle of radius `r` at spacing `s` holds about `2 r / s` in 2D and
+    /// `pi (r / s)^2` in 3D).
+    pub(crate) fn check_layer(&self, spacing: f32) -> Result<(), CoreError> {
+        let across = 2.0 * (f64::from(self.radius) / f64::from(spacing)).floor() + 1.0;
+        let points = if D == 2 { across } else { across * across };
+        if !(points <= crate::MAX_PARTICLES as f64) {
+            return Err(CoreError::InvalidEmitter {
+                field: "radius",
+                value: self.radius.into(),
+                reason: "the nozzle's layer would hold more particles than the solver's maximum",
+            });
+        }
+        Ok(())
+    }
+
+    /// The nozzle's radius.
+    ///
+    /// ```
+    /// let e = pbf_core::Emitter::new([0.0; 2], [0.0, -1.0], 2.0, 0.1, 0.0, 1.0)?;
+    /// assert_eq!(e.radius(), 0.1);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn radius(&self) -> f32 {
+        self.radius
     }
 
     /// Computes the layer's offsets for particles at `spacing`.

@@ -1,5 +1,6 @@
 //! The error type of the solver crate.
 
+use crate::CheckpointError;
 use pbf_grid::GridError;
 use pbf_kernels::KernelError;
 
@@ -99,4 +100,9 @@ pub enum CoreError {
     /// The kernel rejected the parameters.
     #[error("kernel: {0}")]
     Kernel(#[from] KernelError),
+    /// Bytes given as a checkpoint are not one this build can load (truncated,
+    /// corrupted, another version or dimension). Bad values inside a well-formed
+    /// checkpoint get the variant the same value gets from the API.
+    #[error("checkpoint: {0}")]
+    Checkpoint(Box<CheckpointError>),
 }

@@ -18,7 +18,13 @@
 //!   the scalar reference ([`Backend::Scalar`]); both come from one generic source.
 //! - With the `rayon` feature (default) the passes run in parallel; the output is
 //!   bit-identical for any thread count. A step allocates nothing once the particle
-//!   count is steady.
+//!   count is steady (`tests/allocation.rs` counts).
+//! - Bad input is a [`CoreError`] naming the field and the value, never a panic or a
+//!   silent clamp, and a failed call leaves the solver as it was: the table of every
+//!   bad input, its error and its test is `docs/ERRORS.md` in the repository.
+//! - With the `serde` feature, `Solver::checkpoint` saves the whole state in a
+//!   versioned format ([`checkpoint`]) and `Solver::from_checkpoint` restores it; the
+//!   restored run continues bit-identically.
 //!
 //! # Example
 //! ```
@@ -49,11 +55,14 @@
 struct ReadmeExample;
 
 mod boundary;
+pub mod checkpoint;
 mod collide;
 mod constraint;
 mod diagnostics;
 mod emitter;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 mod lanes;
 mod lists;
 mod parallel;
@@ -63,9 +72,10 @@ mod solver;
 mod viscosity;
 mod vorticity;
 
+pub use checkpoint::{CHECKPOINT_VERSION, CheckpointError};
 pub use collide::{Collider, ColliderKind, Domain, Shape};
 pub use diagnostics::{PhaseTimes, StepDiagnostics};
-pub use emitter::Emitter;
+pub use emitter::{Emitter, MAX_LAYERS_PER_STEP};
 pub use error::CoreError;
 pub use params::{Backend, Iterations, Params, ParamsBuilder};
 pub use solver::{MAX_PARTICLES, Solver};

@@ -100,6 +100,35 @@ fn search<const D: usize>(
 /// iteration in most iterations, and 10% measured slightly cheaper than 5%.
 const LIST_SKIN: f32 = 0.1;
 
+/// A view of the solver's evolving state (see `Solver::dynamic_state`).
+#[cfg_attr(not(feature = "serde"), allow(dead_code))]
+pub(crate) struct DynamicState<'a, const D: usize> {
+    pub positions: [&'a [f32]; D],
+    pub velocities: [&'a [f32]; D],
+    pub force: [&'a [f32]; D],
+    pub density: &'a [f32],
+    pub ids: &'a [u64],
+    pub next_id: u64,
+    pub step: u64,
+    pub time: f64,
+    pub emitters: &'a [Emitter<D>],
+    pub grid_origin: Option<(f32, [f64; D])>,
+}
+
+/// Checked state to put into a solver (see `Solver::restore_dynamic`).
+#[cfg_attr(not(feature = "serde"), allow(dead_code))]
+pub(crate) struct RestoredState<const D: usize> {
+    pub positions: [Vec<f32>; D],
+    pub velocities: [Vec<f32>; D],
+    pub force: [Vec<f32>; D],
+    pub density: Vec<f32>,
+    pub ids: Vec<u64>,
+    pub next_id: u64,
+    pub step: u64,
+    pub time: f64,
+    pub grid: Grid<D>,
+}
+
 /// A Position Based Fluids solver in `D` dimensions (2 or 3).
 ///
 /// Particles are stored as structure of arrays and kept in Morton order of the grid
@@ -228,6 +257,38 @@ impl<const D: usize> Solver<D> {
         })
     }
 
+    /// The state beyond parameters and boundaries, for checkpoints (`checkpoint.rs`).
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) fn dynamic_state(&self) -> DynamicState<'_, D> {
+        DynamicState {
+            positions: refs(&self.positions),
+            velocities: refs(&self.velocities),
+            force: refs(&self.force),
+            density: &self.density,
+            ids: &self.ids,
+            next_id: self.next_id,
+            step: self.step,
+            time: self.time,
+            emitters: &self.emitters,
+            grid_origin: self.grid.cell_origin(),
+        }
+    }
+
+    /// Replaces the particles, counters and grid origin by checked ones from a
+    /// checkpoint (`checkpoint.rs` validates them first; `grid` is empty).
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) fn restore_dynamic(&mut self, state: RestoredState<D>) {
+        self.positions = state.positions;
+        self.velocities = state.velocities;
+        self.force = state.force;
+        self.density = state.density;
+        self.ids = state.ids;
+        self.next_id = state.next_id;
+        self.step = state.step;
+        self.time = state.time;
+        self.grid = state.grid;
+    }
+
     /// Adds a static collider.
     ///
     /// # Errors
@@ -250,7 +311,11 @@ impl<const D: usize> Solver<D> {
     /// the domain.
     ///
     /// # Errors
-    /// [`CoreError::InvalidEmitter`] when the nozzle leaves the domain.
+    /// [`CoreError::InvalidEmitter`] when the nozzle leaves the domain, when (`radius`)
+    /// its layer would hold more than [`MAX_PARTICLES`] particles, or (`speed`)
+    /// when one step would emit more than
+    /// [`MAX_LAYERS_PER_STEP`](crate::MAX_LAYERS_PER_STEP) layers or more
+    /// particles than [`MAX_PARTICLES`].
     ///
     /// ```
     /// use pbf_core::{Domain, Emitter, Params, Solver};
@@ -261,7 +326,10 @@ impl<const D: usize> Solver<D> {
     /// # Ok::<(), pbf_core::CoreError>(())
     /// ```
     pub fn add_emitter(&mut self, mut emitter: Emitter<D>) -> Result<(), CoreError> {
+        // Bound the layer before building it: a huge nozzle would exhaust memory.
+        emitter.check_layer(self.params.spacing())?;
         emitter.prepare(self.params.spacing());
+        emitter.check_rate(self.params.time_step(), self.params.spacing())?;
         for offset in &emitter.layer {
             let p: [f32; D] = core::array::from_fn(|k| emitter.origin[k] + offset[k]);
             if !self.domain.contains(p) {
@@ -398,10 +466,14 @@ impl<const D: usize> Solver<D> {
             }
             counts[a] = (extent / f64::from(s) + 1e-4).floor() as usize;
         }
-        let total: usize = counts.iter().product();
-        if self.len() + total > MAX_PARTICLES {
+        // A huge block overflows the product: saturate, it is rejected either way.
+        let total = counts
+            .iter()
+            .try_fold(1usize, |acc, &c| acc.checked_mul(c))
+            .unwrap_or(usize::MAX);
+        if self.len().saturating_add(total) > MAX_PARTICLES {
             return Err(CoreError::TooManyParticles {
-                count: self.len() + total,
+                count: self.len().saturating_add(total),
                 max: MAX_PARTICLES,
             });
         }
@@ -921,6 +993,19 @@ impl<const D: usize> Solver<D> {
     /// ```
     pub fn colliders(&self) -> &[Collider<D>] {
         &self.colliders
+    }
+
+    /// The emitters.
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Emitter, Params, Solver};
+    /// let mut s = Solver::new(Params::<2>::builder(0.05).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
+    /// s.add_emitter(Emitter::new([0.5, 0.8], [0.0, -1.0], 1.0, 0.1, 0.0, 1.0)?)?;
+    /// assert_eq!(s.emitters()[0].speed(), 1.0);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn emitters(&self) -> &[Emitter<D>] {
+        &self.emitters
     }
 
     /// Simulated time in seconds.

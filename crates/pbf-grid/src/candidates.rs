@@ -23,6 +23,7 @@ use rayon::prelude::*;
 use crate::cell_table::CellTable;
 use crate::cells::CellRange;
 use crate::morton;
+use crate::parts::reserve_total;
 
 /// Cells per task (and per output buffer).
 pub(crate) const CELL_CHUNK: usize = 1024;
@@ -290,7 +291,23 @@ impl Candidates {
         cell_keys: &[u64],
         table: &CellTable,
         extent: [u32; D],
+        points: usize,
     ) {
+        // Reserve for the most cells `points` points occupy (one each) and the most
+        // ranges a chunk of cells can have (one per neighbour cell), so that rebuilding
+        // with as many points never allocates.
+        // Untouched capacity costs address space, not memory, where the system commits
+        // pages when they are first written (Linux, macOS, Windows' working set).
+        let points = points.max(cell_keys.len());
+        reserve_total(&mut self.spans, points);
+        let most_ranges = CELL_CHUNK.min(points) * 3usize.pow(D as u32);
+        let most_chunks = points.div_ceil(CELL_CHUNK);
+        if self.buffers.len() < most_chunks {
+            self.buffers.resize_with(most_chunks, Vec::new);
+        }
+        for buffer in &mut self.buffers {
+            reserve_total(buffer, most_ranges);
+        }
         let extent_dilated: [u64; D] = std::array::from_fn(|a| morton::dilate::<D>(extent[a], a));
         match table.dense_slots() {
             Some((min_key, slots)) => {

@@ -17,7 +17,7 @@
 use rayon::prelude::*;
 
 use crate::cells::CellRange;
-use crate::parts::{MAX_PARTS, split_at_bounds};
+use crate::parts::{MAX_PARTS, reserve_total, split_at_bounds};
 
 /// Slot value of an empty slot: an empty range (an occupied cell's is never empty).
 const EMPTY: CellRange = CellRange { start: 0, end: 0 };
@@ -61,8 +61,12 @@ fn hash(key: u64, shift: u32) -> usize {
 }
 
 impl CellTable {
-    /// Rebuilds the table for the given cells: keys strictly ascending, ranges non-empty.
-    pub fn rebuild(&mut self, keys: &[u64], cells: &[CellRange]) {
+    /// Rebuilds the table for the given cells: keys strictly ascending, ranges non-empty,
+    /// from `points` points (so at most that many cells). The layout in use is reserved
+    /// for the most cells `points` points can occupy, so rebuilding with as many points
+    /// never allocates: up to `8 points + 4096` dense slots (8 bytes each) or
+    /// `2 points` rounded up to a power of two hashed slots (16 bytes each).
+    pub fn rebuild(&mut self, keys: &[u64], cells: &[CellRange], points: usize) {
         self.slots.clear();
         self.hashed.clear();
         let Some((&min_key, &max_key)) = keys.first().zip(keys.last()) else {
@@ -72,10 +76,21 @@ impl CellTable {
         };
         let last_slot = max_key - min_key;
         self.dense = last_slot < DENSE_FACTOR * keys.len() as u64 + DENSE_SLACK;
+        let points = points.max(keys.len());
         if self.dense {
+            reserve_total(
+                &mut self.slots,
+                (DENSE_FACTOR as usize)
+                    .saturating_mul(points)
+                    .saturating_add(DENSE_SLACK as usize),
+            );
             self.min_key = min_key;
             self.fill_dense(keys, cells, last_slot as usize + 1);
         } else {
+            reserve_total(
+                &mut self.hashed,
+                points.saturating_mul(2).next_power_of_two().max(16),
+            );
             self.fill_hashed(keys, cells);
         }
     }
@@ -192,7 +207,7 @@ mod tests {
             })
             .collect();
         let mut table = CellTable::default();
-        table.rebuild(keys, &cells);
+        table.rebuild(keys, &cells, keys.len());
         assert_eq!(table.is_dense(), expect_dense);
         for (c, &k) in keys.iter().enumerate() {
             assert_eq!(table.get(k), Some(cells[c]));
@@ -228,7 +243,7 @@ mod tests {
     #[test]
     fn empty_table_finds_nothing() {
         let mut table = CellTable::default();
-        table.rebuild(&[], &[]);
+        table.rebuild(&[], &[], 0);
         assert_eq!(table.get(0), None);
         assert_eq!(table.get(u64::MAX), None);
     }

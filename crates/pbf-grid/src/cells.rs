@@ -141,6 +141,9 @@ impl CellExtractor {
         }
         self.cell_bounds.push(total);
 
+        // At most one cell per point: reserve for that, once per point count.
+        crate::parts::reserve_total(out.cell_keys, n);
+        crate::parts::reserve_total(out.cells, n);
         out.permutation.resize(n, 0);
         out.cell_of.resize(n, 0);
         out.cell_keys.resize(total, 0);

@@ -100,4 +100,13 @@ pub enum GridError {
         /// The number of entries (a lower bound when it is counted per chunk).
         count: u64,
     },
+    /// A saved cell origin (see [`Grid::with_cell_origin`](crate::Grid::with_cell_origin))
+    /// is not a finite whole number of cells.
+    #[error("cell origin {value} on axis {axis} is not a finite whole number of cells")]
+    InvalidOrigin {
+        /// The axis of the bad coordinate.
+        axis: usize,
+        /// The bad value.
+        value: f64,
+    },
 }

@@ -25,6 +25,12 @@ const CELL_MARGIN: f64 = 1.0 / 4096.0;
 /// Points per parallel task in the bounding-box pass.
 const BOUNDS_CHUNK: usize = 1 << 15;
 
+/// `1 / cell side` for radius `h`: the one formula, so that a frame restored from a
+/// saved origin compares equal to the one that was saved.
+pub(crate) fn inverse_cell(h: f32) -> f64 {
+    1.0 / (f64::from(h) * (1.0 + CELL_MARGIN))
+}
+
 /// How positions map to integer cell coordinates.
 ///
 /// Cell coordinate on `axis` of `x`: `trunc(x as f64 * inv_cell - base[axis])`, where
@@ -62,7 +68,7 @@ impl<const D: usize> CellFrame<D> {
     /// keeping `previous`'s origin where it still fits. Errors when the extent
     /// exceeds what a Morton key can hold.
     pub fn new(bounds: [(f32, f32); D], h: f32, previous: &Self) -> Result<Self, GridError> {
-        let inv_cell = 1.0 / (f64::from(h) * (1.0 + CELL_MARGIN));
+        let inv_cell = inverse_cell(h);
         let same_size = previous.inv_cell == inv_cell;
         let mut base = [0.0; D];
         let mut extent = [0; D];

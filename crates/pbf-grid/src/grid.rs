@@ -211,10 +211,73 @@ impl<const D: usize> Grid<D> {
                 outputs,
             )
         };
-        self.table.rebuild(&self.cell_keys, &self.cells);
+        self.table.rebuild(&self.cell_keys, &self.cells, n);
         self.candidates
-            .rebuild::<D>(&self.cell_keys, &self.table, frame.extent);
+            .rebuild::<D>(&self.cell_keys, &self.table, frame.extent, n);
         Ok(())
+    }
+
+    /// The origin of the cell coordinates of the last rebuild, in whole cells per
+    /// axis, and the radius it was made for: `None` before the first rebuild with
+    /// points. The next rebuild keeps this origin while the points stay near it, so a
+    /// program that saves a simulation and resumes it bit for bit saves this too and
+    /// resumes with [`with_cell_origin`](Grid::with_cell_origin).
+    ///
+    /// ```
+    /// let mut grid = pbf_grid::Grid::<2>::new();
+    /// assert_eq!(grid.cell_origin(), None);
+    /// grid.rebuild([&[5.0, 9.0], &[0.0, 0.0]], 1.0)?;
+    /// let (h, origin) = grid.cell_origin().unwrap();
+    /// assert_eq!(h, 1.0);
+    /// assert!(origin[0] <= 4.0 && origin[1] <= 0.0);
+    /// # Ok::<(), pbf_grid::GridError>(())
+    /// ```
+    pub fn cell_origin(&self) -> Option<(f32, [f64; D])> {
+        (self.frame.inv_cell != 0.0).then_some((self.h, self.frame.base))
+    }
+
+    /// An empty grid whose next rebuild with radius `h` treats `origin` (from
+    /// [`cell_origin`](Grid::cell_origin)) as the previous rebuild's origin: it then
+    /// orders points exactly as the grid that reported the origin would.
+    ///
+    /// # Errors
+    /// [`InvalidRadius`](GridError::InvalidRadius) for a bad `h`;
+    /// [`InvalidOrigin`](GridError::InvalidOrigin) when an origin coordinate is not a
+    /// finite whole number.
+    ///
+    /// ```
+    /// use pbf_grid::Grid;
+    /// let (x, y) = ([5.0f32, 9.0, 5.5], [0.0f32, 0.0, 3.0]);
+    /// let mut a = Grid::<2>::new();
+    /// a.rebuild([&x, &y], 1.0)?;
+    /// let (h, origin) = a.cell_origin().unwrap();
+    /// let mut b = Grid::<2>::with_cell_origin(h, origin)?;
+    /// a.rebuild([&x, &y], 1.0)?;
+    /// b.rebuild([&x, &y], 1.0)?;
+    /// assert_eq!(a.permutation(), b.permutation());
+    /// assert_eq!(a.cell_keys(), b.cell_keys());
+    /// assert!(Grid::<2>::with_cell_origin(1.0, [0.5, 0.0]).is_err());
+    /// # Ok::<(), pbf_grid::GridError>(())
+    /// ```
+    pub fn with_cell_origin(h: f32, origin: [f64; D]) -> Result<Self, GridError> {
+        check_radius(h)?;
+        if let Some(axis) = origin
+            .iter()
+            .position(|c| !(c.is_finite() && c.fract() == 0.0))
+        {
+            return Err(GridError::InvalidOrigin {
+                axis,
+                value: origin[axis],
+            });
+        }
+        let mut grid = Self::new();
+        grid.h = h;
+        grid.frame = CellFrame {
+            inv_cell: frame::inverse_cell(h),
+            base: origin,
+            extent: [0; D],
+        };
+        Ok(grid)
     }
 
     /// The number of points of the last rebuild.

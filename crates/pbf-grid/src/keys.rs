@@ -138,6 +138,8 @@ pub(crate) fn keys_and_movers<T: SortItem, const D: usize>(
     movers: &mut Vec<T>,
 ) -> usize {
     movers.clear();
+    // Every point of the chunk may move: reserve for that once, not as they come.
+    crate::parts::reserve_total(movers, items.len());
     let mut stayers = 0;
     for_each_key(frame, positions, first, items.len(), |k, key| {
         let item = T::pack(key, (first + k) as u32);

@@ -1,6 +1,15 @@
 //! Disjoint mutable parts of a slice, so that parallel writers need neither `unsafe`
 //! nor atomics: each task gets the `&mut` sub-slice it alone writes.
 
+/// Makes `v`'s capacity at least `total` (not `len + total`, as `Vec::reserve` would):
+/// buffers are reserved for the most a rebuild with this many points can need, so that
+/// rebuilding with as many points never allocates.
+pub(crate) fn reserve_total<T>(v: &mut Vec<T>, total: usize) {
+    if v.capacity() < total {
+        v.reserve(total - v.len());
+    }
+}
+
 /// At most this many parts (the parts live in a fixed array, so splitting never
 /// allocates).
 pub(crate) const MAX_PARTS: usize = 64;

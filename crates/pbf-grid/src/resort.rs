@@ -11,7 +11,7 @@
 
 use rayon::prelude::*;
 
-use crate::parts::split_at_bounds;
+use crate::parts::{reserve_total, split_at_bounds};
 use crate::sort::{RadixSorter, SortItem};
 
 /// Use the merge while at most this fraction (1/MOVER_LIMIT) of the points moved.
@@ -44,6 +44,9 @@ impl<T: SortItem> Resorter<T> {
     ) {
         let n = items.len();
         self.movers.clear();
+        // This path runs while at most n / MOVER_LIMIT points moved: reserve for that.
+        reserve_total(&mut self.movers, n / MOVER_LIMIT + 1);
+        reserve_total(&mut self.movers_scratch, n / MOVER_LIMIT + 1);
         for movers in mover_chunks {
             self.movers.extend_from_slice(movers);
         }

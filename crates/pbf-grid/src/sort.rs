@@ -159,6 +159,7 @@ impl RadixSorter {
         let buckets = 1usize << bits;
         let chunk_len = n.div_ceil(chunk_count(n)).max(1);
         let chunks = n.div_ceil(chunk_len);
+        self.reserve_counts();
         self.counts.clear();
         self.counts.resize(chunks * buckets, 0);
         (chunk_len, buckets, &mut self.counts)
@@ -167,6 +168,14 @@ impl RadixSorter {
     /// Bytes of heap held.
     pub fn heap_bytes(&self) -> usize {
         self.counts.capacity() * size_of::<usize>()
+    }
+
+    /// Reserves the counts for the most chunks and the widest digit at once, so that
+    /// sorts of other sizes (the movers of a re-sort vary from step to step) never
+    /// allocate: at most `threads << MAX_DIGIT_BITS` entries.
+    fn reserve_counts(&mut self) {
+        let most = rayon::current_num_threads().clamp(1, MAX_CHUNKS) << MAX_DIGIT_BITS;
+        crate::parts::reserve_total(&mut self.counts, most);
     }
 
     fn count<T: SortItem>(
@@ -178,6 +187,7 @@ impl RadixSorter {
         mask: u64,
     ) {
         let chunks = items.len().div_ceil(chunk_len);
+        self.reserve_counts();
         self.counts.clear();
         self.counts.resize(chunks * buckets, 0);
         self.counts

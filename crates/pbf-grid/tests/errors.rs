@@ -291,8 +291,11 @@ fn all_points_at_one_spot() {
         }]
     );
     assert!(grid.permutation_is_identity());
-    // Linear memory: a few tens of bytes per point, no n^2 anywhere in the grid.
-    assert!(grid.heap_bytes() < 64 * n, "{} bytes", grid.heap_bytes());
+    // Linear memory, no n^2 anywhere in the grid. The capacity is reserved for the
+    // most cells and candidate ranges n points can have (so that rebuilding with n
+    // points never allocates): a few hundred bytes per point of address space, of
+    // which only what is written becomes resident.
+    assert!(grid.heap_bytes() < 400 * n, "{} bytes", grid.heap_bytes());
     let mut count = 0;
     grid.for_each_neighbour(view(&axes), n / 2, |_| count += 1);
     assert_eq!(count, n);
@@ -326,8 +329,9 @@ fn sparse_domains_use_memory_per_point_not_per_volume() {
     let mut grid = Grid::<3>::new();
     grid.rebuild(view(&axes), 1.0).unwrap();
     assert!(grid.cells().len() > 8 * 1000);
+    // Reserved for the worst case at this point count: see `all_points_at_one_spot`.
     assert!(
-        grid.heap_bytes() < 200 * points.len(),
+        grid.heap_bytes() < 400 * points.len(),
         "{} bytes for {} points",
         grid.heap_bytes(),
         points.len()

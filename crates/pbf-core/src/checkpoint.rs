@@ -1,0 +1,803 @@
+//! Checkpoints: the whole state of a [`Solver`](crate::Solver) as bytes, restored so that
+//! the run continues bit for bit as if it had never stopped (feature `serde`).
+//!
+//! # Format (version 1)
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 0..8 | magic `PBFCKPT\0` |
+//! | 8..12 | format version, `u32` little-endian (this build writes and reads [`CHECKPOINT_VERSION`]) |
+//! | 12..16 | dimension `D`, `u32` little-endian |
+//! | 16..24 | payload length in bytes, `u64` little-endian |
+//! | 24..32 | FNV-1a 64 hash of the payload, `u64` little-endian |
+//! | 32.. | payload: the state, encoded with serde in the `postcard` format |
+//!
+//! The payload holds the parameters, the domain and its response, the colliders, the
+//! emitters (with how far their newest layer has travelled), every per-particle array
+//! (positions, velocities, the vorticity acceleration carried to the next step,
+//! densities, ids, in the solver's current order), the next id, the step counter, the
+//! simulated time and the origin of the neighbour grid's cells (the grid keeps it from
+//! step to step, and the particle order, hence the summation order, depends on it).
+//! Everything else (kernel constants, work arrays) is derived from these. The
+//! statistics of the last step ([`Solver::last_diagnostics`](crate::Solver::last_diagnostics))
+//! are not saved: a restored solver reports the default until it steps.
+//!
+//! Loading checks the header, the length and the hash before decoding, then rebuilds
+//! the solver through the same validating constructors as user input ([`Params`](crate::Params)
+//! builder, [`Domain::new`](crate::Domain::new), [`Collider::new`](crate::Collider::new), [`Emitter::new`](crate::Emitter::new)), and checks every
+//! particle (finite, inside the domain, unique ids below the next id). A truncated,
+//! corrupted, wrong-version or inconsistent file is an error, never a panic.
+
+use crate::CoreError;
+
+/// The checkpoint format version this build writes and reads.
+pub const CHECKPOINT_VERSION: u32 = 1;
+
+/// The first eight bytes of every checkpoint.
+pub const CHECKPOINT_MAGIC: [u8; 8] = *b"PBFCKPT\0";
+
+/// Length of the fixed header before the payload.
+pub const HEADER_LEN: usize = 32;
+
+/// Why bytes are not a checkpoint this build can load. Errors in the content (a
+/// parameter out of range, a particle outside the domain) are reported with the
+/// [`CoreError`] variant that the same bad value gets from the API.
+///
+/// ```
+/// use pbf_core::{CheckpointError, CoreError};
+/// let err = CoreError::from(CheckpointError::Truncated { expected: 32, found: 3 });
+/// assert_eq!(err.to_string(), "checkpoint: truncated: 3 bytes, expected at least 32");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckpointError {
+    /// The file does not start with [`CHECKPOINT_MAGIC`].
+    #[error("not a pbf checkpoint: the first bytes are {found:02x?}, expected \"PBFCKPT\\0\"")]
+    NotACheckpoint {
+        /// The first bytes found (up to eight).
+        found: Vec<u8>,
+    },
+    /// The file was written in another format version.
+    #[error(
+        "checkpoint format version {found} is not supported (this build reads version {supported})"
+    )]
+    UnsupportedVersion {
+        /// The version in the file.
+        found: u32,
+        /// The version this build reads.
+        supported: u32,
+    },
+    /// The file holds a solver of another dimension.
+    #[error("checkpoint holds a {found}D solver, expected {expected}D")]
+    WrongDimension {
+        /// The dimension in the file.
+        found: u32,
+        /// The dimension asked for.
+        expected: usize,
+    },
+    /// The file is shorter than its header says.
+    #[error("truncated: {found} bytes, expected at least {expected}")]
+    Truncated {
+        /// Bytes the header promises (or the header's own length).
+        expected: u64,
+        /// Bytes present.
+        found: u64,
+    },
+    /// The file is longer than its header says.
+    #[error("{extra} unexpected bytes after the payload")]
+    TrailingBytes {
+        /// Bytes beyond the payload.
+        extra: u64,
+    },
+    /// The payload's hash differs from the one in the header: the file is corrupted.
+    #[error("corrupted: payload hash {computed:#018x} does not match the header's {stored:#018x}")]
+    Corrupted {
+        /// The hash in the header.
+        stored: u64,
+        /// The hash of the payload found.
+        computed: u64,
+    },
+    /// The payload does not decode as a solver state.
+    #[error("the payload does not decode: {reason}")]
+    Decode {
+        /// The decoder's message.
+        reason: String,
+    },
+    /// The decoded state contradicts itself.
+    #[error("`{field}` is inconsistent: {reason}")]
+    Inconsistent {
+        /// The field concerned.
+        field: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Encoding failed (no known cause: reported rather than panicking).
+    #[error("the state does not encode: {reason}")]
+    Encode {
+        /// The encoder's message.
+        reason: String,
+    },
+}
+
+/// FNV-1a, 64 bits: a checksum against truncation and bit flips (not against
+/// deliberate tampering).
+#[cfg_attr(not(feature = "serde"), allow(dead_code))]
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+/// Parses the header and returns `(dimension, payload)`.
+#[cfg_attr(not(feature = "serde"), allow(dead_code))]
+pub(crate) fn split_header(bytes: &[u8]) -> Result<(u32, &[u8]), CheckpointError> {
+    let magic_len = bytes.len().min(8);
+    if bytes[..magic_len] != CHECKPOINT_MAGIC[..magic_len] {
+        return Err(CheckpointError::NotACheckpoint {
+            found: bytes[..magic_len].to_vec(),
+        });
+    }
+    if bytes.len() < HEADER_LEN {
+        return Err(CheckpointError::Truncated {
+            expected: HEADER_LEN as u64,
+            found: bytes.len() as u64,
+        });
+    }
+    let u32_at = |k: usize| u32::from_le_bytes(bytes[k..k + 4].try_into().expect("4 bytes"));
+    let u64_at = |k: usize| u64::from_le_bytes(bytes[k..k + 8].try_into().expect("8 bytes"));
+    let version = u32_at(8);
+    if version != CHECKPOINT_VERSION {
+        return Err(CheckpointError::UnsupportedVersion {
+            found: version,
+            supported: CHECKPOINT_VERSION,
+        });
+    }
+    let dimension = u32_at(12);
+    let length = u64_at(16);
+    let stored = u64_at(24);
+    let found = (bytes.len() - HEADER_LEN) as u64;
+    if found < length {
+        return Err(CheckpointError::Truncated {
+            // Saturating: a corrupted length may be near u64::MAX (found by the
+            // `checkpoint_load` fuzz target; see `a_huge_length_is_truncation`).
+            expected: (HEADER_LEN as u64).saturating_add(length),
+            found: bytes.len() as u64,
+        });
+    }
+    if found > length {
+        return Err(CheckpointError::TrailingBytes {
+            extra: found - length,
+        });
+    }
+    let payload = &bytes[HEADER_LEN..];
+    let computed = fnv1a(payload);
+    if computed != stored {
+        return Err(CheckpointError::Corrupted { stored, computed });
+    }
+    Ok((dimension, payload))
+}
+
+/// The header for a payload.
+#[cfg_attr(not(feature = "serde"), allow(dead_code))]
+pub(crate) fn header(dimension: usize, payload: &[u8]) -> [u8; HEADER_LEN] {
+    let mut h = [0u8; HEADER_LEN];
+    h[..8].copy_from_slice(&CHECKPOINT_MAGIC);
+    h[8..12].copy_from_slice(&CHECKPOINT_VERSION.to_le_bytes());
+    h[12..16].copy_from_slice(&(dimension as u32).to_le_bytes());
+    h[16..24].copy_from_slice(&(payload.len() as u64).to_le_bytes());
+    h[24..32].copy_from_slice(&fnv1a(payload).to_le_bytes());
+    h
+}
+
+impl From<CheckpointError> for CoreError {
+    fn from(e: CheckpointError) -> Self {
+        CoreError::Checkpoint(Box::new(e))
+    }
+}
+
+#[cfg(feature = "serde")]
+mod state {
+    use serde::{Deserialize, Serialize};
+
+    use super::{CheckpointError, header, split_header};
+    use crate::solver::RestoredState;
+    use crate::{
+        Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, Params, Shape,
+        Solver,
+    };
+
+    #[derive(Serialize, Deserialize)]
+    enum IterationsState {
+        Fixed(u32),
+        Adaptive {
+            max_density_error_percent: f32,
+            min: u32,
+            max: u32,
+        },
+    }
+
+    #[derive(Serialize, Deserialize)]
+    struct ParamsState {
+        spacing: f32,
+        kernel_radius_rel: f32,
+        rest_density: f32,
+        time_step: f32,
+        iterations: IterationsState,
+        gravity: Vec<f32>,
+        cfm_rel: f32,
+        s_corr_k: f32,
+        s_corr_n: u32,
+        s_corr_dq_rel: f32,
+        xsph_c: f32,
+        vorticity_rel: f32,
+        unilateral: bool,
+        scalar_backend: bool,
+    }
+
+    #[derive(Serialize, Deserialize)]
+    enum ShapeState {
+        Plane {
+            point: Vec<f32>,
+            normal: Vec<f32>,
+        },
+        Box {
+            center: Vec<f32>,
+            half_extents: Vec<f32>,
+        },
+        Sphere {
+            center: Vec<f32>,
+            radius: f32,
+        },
+        Capsule {
+            a: Vec<f32>,
+            b: Vec<f32>,
+            radius: f32,
+        },
+        Cylinder {
+            base: Vec<f32>,
+            radius: f32,
+            height: f32,
+        },
+    }
+
+    #[derive(Serialize, Deserialize)]
+    struct ColliderState {
+        shape: ShapeState,
+        /// `None`: solid; `Some((wall_thickness, open_top))`: a container.
+        container: Option<(f32, bool)>,
+        friction: f32,
+        restitution: f32,
+    }
+
+    #[derive(Serialize, Deserialize)]
+    struct EmitterState {
+        origin: Vec<f32>,
+        direction: Vec<f32>,
+        speed: f32,
+        radius: f32,
+        start: f32,
+        stop: f32,
+        travelled: f32,
+    }
+
+    #[derive(Serialize, Deserialize)]
+    struct SolverState {
+        params: ParamsState,
+        domain_lo: Vec<f32>,
+        domain_hi: Vec<f32>,
+        domain_friction: f32,
+        domain_restitution: f32,
+        colliders: Vec<ColliderState>,
+        emitters: Vec<EmitterState>,
+        positions: Vec<Vec<f32>>,
+        velocities: Vec<Vec<f32>>,
+        force: Vec<Vec<f32>>,
+        density: Vec<f32>,
+        ids: Vec<u64>,
+        next_id: u64,
+        step: u64,
+        time: f64,
+        grid_origin: Option<(f32, Vec<f64>)>,
+    }
+
+    fn inconsistent(field: &'static str, reason: impl Into<String>) -> CoreError {
+        CheckpointError::Inconsistent {
+            field,
+            reason: reason.into(),
+        }
+        .into()
+    }
+
+    fn array<const D: usize, T: Copy>(field: &'static str, v: &[T]) -> Result<[T; D], CoreError> {
+        v.try_into()
+            .map_err(|_| inconsistent(field, format!("{} components, expected {D}", v.len())))
+    }
+
+    pub(crate) fn encode<const D: usize>(solver: &Solver<D>) -> Result<Vec<u8>, CoreError> {
+        let p = solver.params();
+        let params = ParamsState {
+            spacing: p.spacing,
+            kernel_radius_rel: p.kernel_radius_rel,
+            rest_density: p.rest_density,
+            time_step: p.time_step,
+            iterations: match p.iterations {
+                Iterations::Fixed(n) => IterationsState::Fixed(n),
+                Iterations::Adaptive {
+                    max_density_error_percent,
+                    min,
+                    max,
+                } => IterationsState::Adaptive {
+                    max_density_error_percent,
+                    min,
+                    max,
+                },
+            },
+            gravity: p.gravity.to_vec(),
+            cfm_rel: p.cfm_rel,
+            s_corr_k: p.s_corr_k,
+            s_corr_n: p.s_corr_n,
+            s_corr_dq_rel: p.s_corr_dq_rel,
+            xsph_c: p.xsph_c,
+            vorticity_rel: p.vorticity_rel,
+            unilateral: p.unilateral,
+            scalar_backend: p.backend == Backend::Scalar,
+        };
+        let colliders = solver
+            .colliders()
+            .iter()
+            .map(|c| {
+                let shape = match *c.shape() {
+                    Shape::Plane { point, normal } => ShapeState::Plane {
+                        point: point.to_vec(),
+                        normal: normal.to_vec(),
+                    },
+                    Shape::Box {
+                        center,
+                        half_extents,
+                    } => ShapeState::Box {
+                        center: center.to_vec(),
+                        half_extents: half_extents.to_vec(),
+                    },
+                    Shape::Sphere { center, radius } => ShapeState::Sphere {
+                        center: center.to_vec(),
+                        radius,
+                    },
+                    Shape::Capsule { a, b, radius } => ShapeState::Capsule {
+                        a: a.to_vec(),
+                        b: b.to_vec(),
+                        radius,
+                    },
+                    Shape::Cylinder {
+                        base,
+                        radius,
+                        height,
+                    } => ShapeState::Cylinder {
+                        base: base.to_vec(),
+                        radius,
+                        height,
+                    },
+                };
+                let container = match c.kind() {
+                    ColliderKind::Solid => None,
+                    ColliderKind::Container {
+                        wall_thickness,
+                        open_top,
+                    } => Some((wall_thickness, open_top)),
+                };
+                let (friction, restitution) = c.response();
+                ColliderState {
+                    shape,
+                    container,
+                    friction,
+                    restitution,
+                }
+            })
+            .collect();
+        let dynamic = solver.dynamic_state();
+        let emitters = dynamic
+            .emitters
+            .iter()
+            .map(|e| EmitterState {
+                origin: e.origin.to_vec(),
+                direction: e.direction.to_vec(),
+                speed: e.speed,
+                radius: e.radius,
+                start: e.start,
+                stop: e.stop,
+                travelled: e.travelled,
+            })
+            .collect();
+        let domain = solver.domain();
+        let (domain_friction, domain_restitution) = domain.response();
+        let state = SolverState {
+            params,
+            domain_lo: domain.lo().to_vec(),
+            domain_hi: domain.hi().to_vec(),
+            domain_friction,
+            domain_restitution,
+            colliders,
+            emitters,
+            positions: dynamic.positions.iter().map(|a| a.to_vec()).collect(),
+            velocities: dynamic.velocities.iter().map(|a| a.to_vec()).collect(),
+            force: dynamic.force.iter().map(|a| a.to_vec()).collect(),
+            density: dynamic.density.to_vec(),
+            ids: dynamic.ids.to_vec(),
+            next_id: dynamic.next_id,
+            step: dynamic.step,
+            time: dynamic.time,
+            grid_origin: dynamic.grid_origin.map(|(h, o)| (h, o.to_vec())),
+        };
+        let payload = postcard::to_allocvec(&state).map_err(|e| CheckpointError::Encode {
+            reason: e.to_string(),
+        })?;
+        let mut out = Vec::with_capacity(super::HEADER_LEN + payload.len());
+        out.extend_from_slice(&header(D, &payload));
+        out.extend_from_slice(&payload);
+        Ok(out)
+    }
+
+    fn shape<const D: usize>(s: &ShapeState) -> Result<Shape<D>, CoreError> {
+        Ok(match s {
+            ShapeState::Plane { point, normal } => Shape::Plane {
+                point: array("collider.point", point)?,
+                normal: array("collider.normal", normal)?,
+            },
+            ShapeState::Box {
+                center,
+                half_extents,
+            } => Shape::Box {
+                center: array("collider.center", center)?,
+                half_extents: array("collider.half_extents", half_extents)?,
+            },
+            ShapeState::Sphere { center, radius } => Shape::Sphere {
+                center: array("collider.center", center)?,
+                radius: *radius,
+            },
+            ShapeState::Capsule { a, b, radius } => Shape::Capsule {
+                a: array("collider.a", a)?,
+                b: array("collider.b", b)?,
+                radius: *radius,
+            },
+            ShapeState::Cylinder {
+                base,
+                radius,
+                height,
+            } => Shape::Cylinder {
+                base: array("collider.base", base)?,
+                radius: *radius,
+                height: *height,
+            },
+        })
+    }
+
+    /// Per-axis arrays of `n` values each.
+    fn axes<const D: usize>(
+        field: &'static str,
+        v: Vec<Vec<f32>>,
+        n: usize,
+    ) -> Result<[Vec<f32>; D], CoreError> {
+        if v.len() != D {
+            return Err(inconsistent(
+                field,
+                format!("{} axes, expected {D}", v.len()),
+            ));
+        }
+        let mut it = v.into_iter();
+        let out: [Vec<f32>; D] = core::array::from_fn(|_| it.next().expect("D axes"));
+        if let Some(axis) = out.iter().position(|a| a.len() != n) {
+            return Err(CoreError::LengthMismatch {
+                field,
+                expected: n,
+                found: out[axis].len(),
+            });
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn decode<const D: usize>(bytes: &[u8]) -> Result<Solver<D>, CoreError> {
+        let (dimension, payload) = split_header(bytes)?;
+        if dimension as usize != D {
+            return Err(CheckpointError::WrongDimension {
+                found: dimension,
+                expected: D,
+            }
+            .into());
+        }
+        let (state, rest): (SolverState, &[u8]) =
+            postcard::take_from_bytes(payload).map_err(|e| CheckpointError::Decode {
+                reason: e.to_string(),
+            })?;
+        if !rest.is_empty() {
+            return Err(CheckpointError::TrailingBytes {
+                extra: rest.len() as u64,
+            }
+            .into());
+        }
+        let p = &state.params;
+        let params = Params::<D>::builder(p.spacing)
+            .kernel_radius_rel(p.kernel_radius_rel)
+            .rest_density(p.rest_density)
+            .time_step(p.time_step)
+            .iterations(match p.iterations {
+                IterationsState::Fixed(n) => Iterations::Fixed(n),
+                IterationsState::Adaptive {
+                    max_density_error_percent,
+                    min,
+                    max,
+                } => Iterations::Adaptive {
+                    max_density_error_percent,
+                    min,
+                    max,
+                },
+            })
+            .gravity(array("gravity", &p.gravity)?)
+            .cfm_rel(p.cfm_rel)
+            .s_corr_k(p.s_corr_k)
+            .s_corr_n(p.s_corr_n)
+            .s_corr_dq_rel(p.s_corr_dq_rel)
+            .xsph_c(p.xsph_c)
+            .vorticity_rel(p.vorticity_rel)
+            .unilateral(p.unilateral)
+            .backend(if p.scalar_backend {
+                Backend::Scalar
+            } else {
+                Backend::Lanes
+            })
+            .build()?;
+        let domain = Domain::new(
+            array("domain.lo", &state.domain_lo)?,
+            array("domain.hi", &state.domain_hi)?,
+        )?
+        .with_response(state.domain_friction, state.domain_restitution)?;
+        let mut solver = Solver::new(params, domain)?;
+        for c in &state.colliders {
+            let kind = match c.container {
+                None => ColliderKind::Solid,
+                Some((wall_thickness, open_top)) => ColliderKind::Container {
+                    wall_thickness,
+                    open_top,
+                },
+            };
+            let collider =
+                Collider::new(shape(&c.shape)?, kind)?.with_response(c.friction, c.restitution)?;
+            solver.add_collider(collider)?;
+        }
+        for e in &state.emitters {
+            let direction = array::<D, f32>("emitter.direction", &e.direction)?;
+            let mut emitter = Emitter::new(
+                array("emitter.origin", &e.origin)?,
+                direction,
+                e.speed,
+                e.radius,
+                e.start,
+                e.stop,
+            )?;
+            // The saved direction was normalised when the emitter was made: keep its
+            // exact bits (normalising again may round differently).
+            emitter.direction = direction;
+            // Between steps the newest layer has travelled less than one spacing
+            // (infinite before the first layer). A larger value would make the next
+            // step emit a layer per spacing of it: found by the `checkpoint_load` fuzz
+            // target (1e30 exhausted memory), input
+            // `fuzz/corpus/checkpoint_load/regression-emitter-travelled`.
+            let spacing = solver.params().spacing();
+            if !(e.travelled == f32::INFINITY || (0.0..spacing).contains(&e.travelled)) {
+                return Err(CoreError::InvalidEmitter {
+                    field: "travelled",
+                    value: e.travelled.into(),
+                    reason: "must be in [0, spacing), or infinite before the first layer",
+                });
+            }
+            emitter.travelled = e.travelled;
+            solver.add_emitter(emitter)?;
+        }
+        let n = state.ids.len();
+        if n > crate::MAX_PARTICLES {
+            return Err(CoreError::TooManyParticles {
+                count: n,
+                max: crate::MAX_PARTICLES,
+            });
+        }
+        let positions = axes::<D>("positions", state.positions, n)?;
+        let velocities = axes::<D>("velocities", state.velocities, n)?;
+        let force = axes::<D>("force", state.force, n)?;
+        if state.density.len() != n {
+            return Err(CoreError::LengthMismatch {
+                field: "density",
+                expected: n,
+                found: state.density.len(),
+            });
+        }
+        for index in 0..n {
+            for (field, arrays) in [
+                ("position", &positions),
+                ("velocity", &velocities),
+                ("force", &force),
+            ] {
+                if let Some(axis) = (0..D).find(|&a| !arrays[a][index].is_finite()) {
+                    return Err(CoreError::NonFiniteParticle {
+                        index,
+                        field,
+                        axis,
+                        value: arrays[axis][index],
+                    });
+                }
+            }
+            let p: [f32; D] = core::array::from_fn(|a| positions[a][index]);
+            if !solver.domain().contains(p) {
+                return Err(CoreError::OutsideDomain {
+                    index,
+                    position: p.to_vec(),
+                    lo: solver.domain().lo().to_vec(),
+                    hi: solver.domain().hi().to_vec(),
+                });
+            }
+        }
+        if let Some(index) = state.density.iter().position(|d| !d.is_finite()) {
+            return Err(CoreError::NonFiniteParticle {
+                index,
+                field: "density",
+                axis: 0,
+                value: state.density[index],
+            });
+        }
+        let mut sorted = state.ids.clone();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            return Err(inconsistent("ids", format!("id {} appears twice", w[0])));
+        }
+        if let Some(&max) = sorted.last()
+            && max >= state.next_id
+        {
+            return Err(inconsistent(
+                "next_id",
+                format!("{} is not above the largest id {max}", state.next_id),
+            ));
+        }
+        if !(state.time.is_finite() && state.time >= 0.0) {
+            return Err(inconsistent(
+                "time",
+                format!("{} must be >= 0 and finite", state.time),
+            ));
+        }
+        // The grid is binned at the neighbour search's radius, h plus the lists' skin.
+        let h = solver.list_radius();
+        let grid = match &state.grid_origin {
+            None => pbf_grid::Grid::new(),
+            Some((saved_h, origin)) => {
+                if saved_h.to_bits() != h.to_bits() {
+                    return Err(inconsistent(
+                        "grid_origin",
+                        format!("saved for radius {saved_h}, the parameters' search radius is {h}"),
+                    ));
+                }
+                pbf_grid::Grid::with_cell_origin(h, array("grid_origin", origin)?)?
+            }
+        };
+        solver.restore_dynamic(RestoredState {
+            positions,
+            velocities,
+            force,
+            density: state.density,
+            ids: state.ids,
+            next_id: state.next_id,
+            step: state.step,
+            time: state.time,
+            grid,
+        });
+        Ok(solver)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<const D: usize> crate::Solver<D> {
+    /// The whole state of the solver as a checkpoint (see the [module docs](self) for
+    /// the format). [`from_checkpoint`](Self::from_checkpoint) gives back a solver
+    /// whose steps are bit-identical to this one's.
+    ///
+    /// # Errors
+    /// [`CheckpointError::Encode`] if the encoder fails (it has no known cause).
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Solver};
+    /// let mut a = Solver::new(Params::<2>::builder(0.05).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
+    /// a.add_block([0.0, 0.0], [0.3, 0.3], [0.0; 2])?;
+    /// a.step()?;
+    /// let bytes = a.checkpoint()?;
+    /// let mut b = Solver::<2>::from_checkpoint(&bytes)?;
+    /// a.step()?;
+    /// b.step()?;
+    /// assert_eq!(a.positions(), b.positions());
+    /// assert_eq!(a.steps(), b.steps());
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn checkpoint(&self) -> Result<Vec<u8>, CoreError> {
+        state::encode(self)
+    }
+
+    /// Restores a solver from [`checkpoint`](Self::checkpoint) bytes.
+    ///
+    /// # Errors
+    /// [`CoreError::Checkpoint`] for bytes that are not a checkpoint of this version
+    /// and dimension (truncated, corrupted, ...); for a well-formed checkpoint with a
+    /// bad value, the error the API gives that value
+    /// ([`CoreError::InvalidParameter`], [`CoreError::OutsideDomain`], ...).
+    ///
+    /// ```
+    /// use pbf_core::{CheckpointError, CoreError, Solver};
+    /// let err = Solver::<3>::from_checkpoint(b"PBFCKPT\0").unwrap_err();
+    /// assert!(matches!(err, CoreError::Checkpoint(e) if matches!(*e, CheckpointError::Truncated { .. })));
+    /// ```
+    pub fn from_checkpoint(bytes: &[u8]) -> Result<Self, CoreError> {
+        state::decode(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_errors_are_typed() {
+        assert!(matches!(
+            split_header(b"PBF"),
+            Err(CheckpointError::Truncated {
+                expected: 32,
+                found: 3
+            })
+        ));
+        assert!(matches!(
+            split_header(b"hello world, this is not a checkpoint"),
+            Err(CheckpointError::NotACheckpoint { .. })
+        ));
+        let payload = [1u8, 2, 3];
+        let mut file = header(2, &payload).to_vec();
+        file.extend_from_slice(&payload);
+        assert_eq!(split_header(&file), Ok((2, &payload[..])));
+        let mut flipped = file.clone();
+        flipped[33] ^= 4;
+        assert!(matches!(
+            split_header(&flipped),
+            Err(CheckpointError::Corrupted { .. })
+        ));
+        let mut newer = file.clone();
+        newer[8] = 2;
+        assert_eq!(
+            split_header(&newer),
+            Err(CheckpointError::UnsupportedVersion {
+                found: 2,
+                supported: 1
+            })
+        );
+        assert_eq!(
+            split_header(&file[..34]),
+            Err(CheckpointError::Truncated {
+                expected: 35,
+                found: 34
+            })
+        );
+        file.push(0);
+        assert_eq!(
+            split_header(&file),
+            Err(CheckpointError::TrailingBytes { extra: 1 })
+        );
+    }
+
+    #[test]
+    fn a_huge_length_is_truncation() {
+        // Regression (fuzz target `checkpoint_load`): a length field near u64::MAX
+        // overflowed `HEADER_LEN + length` while the error was built.
+        let mut file = header(3, &[]).to_vec();
+        file[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
+        file.extend_from_slice(&[0; 10]);
+        assert_eq!(
+            split_header(&file),
+            Err(CheckpointError::Truncated {
+                expected: u64::MAX,
+                found: 42
+            })
+        );
+    }
+}

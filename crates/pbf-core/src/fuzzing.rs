@@ -1,0 +1,360 @@
+//! The harnesses of the `solver_step` and `checkpoint_load` fuzz targets
+//! (`fuzz/fuzz_targets/`). They live in the crate so that the stable tests replay
+//! every committed corpus file through the same code (`tests/fuzz_corpus.rs`). Not
+//! part of the public API.
+//!
+//! Sizes are bounded here, in the harness, not in the library: at most
+//! [`MAX_PARTICLES`] particles, small emitters, a few steps, so that one input cannot
+//! run for long or take much memory. What is checked beyond "no panic": a call that
+//! fails leaves the solver as it was; a step that succeeds leaves every particle
+//! finite and inside the domain with unique ids; a checkpoint that loads saves back to
+//! the same bytes.
+
+use pbf_grid::fuzzing::ByteReader;
+
+use crate::{
+    Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, Params, Shape, Solver,
+};
+
+/// The most particles one input makes.
+pub const MAX_PARTICLES: usize = 96;
+
+/// The most steps one input runs.
+pub const MAX_STEPS: u32 = 4;
+
+/// A value from the next bytes: raw `f32` bits when the selector's low bit is set,
+/// otherwise `scale` times a small signed byte.
+fn value(r: &mut ByteReader<'_>, scale: f32) -> f32 {
+    if r.u8() & 1 == 1 {
+        r.f32_bits()
+    } else {
+        f32::from(r.u8() as i8) * scale
+    }
+}
+
+fn vector<const D: usize>(r: &mut ByteReader<'_>, scale: f32) -> [f32; D] {
+    core::array::from_fn(|_| value(r, scale))
+}
+
+/// Runs one `solver_step` input; panics when the solver misbehaves.
+pub fn solver_step(data: &[u8]) {
+    let mut r = ByteReader::new(data);
+    let flags = r.u8();
+    if flags & 1 == 0 {
+        solver_in::<2>(flags, &mut r);
+    } else {
+        solver_in::<3>(flags, &mut r);
+    }
+}
+
+fn params<const D: usize>(r: &mut ByteReader<'_>) -> Result<Params<D>, CoreError> {
+    let spacing = if r.u8() & 1 == 1 {
+        r.f32_bits()
+    } else {
+        f32::from(r.u8() % 32 + 1) / 128.0
+    };
+    let mut b = Params::<D>::builder(spacing);
+    let mask = r.u32();
+    let set = |bit: u32| mask & (1 << bit) != 0;
+    if set(0) {
+        b = b.kernel_radius_rel(value(r, 0.125));
+    }
+    if set(1) {
+        b = b.rest_density(value(r, 16.0));
+    }
+    if set(2) {
+        b = b.time_step(value(r, 1.0 / 512.0));
+    }
+    if set(3) {
+        b = b.iterations(Iterations::Fixed(r.u32() % 1100));
+    }
+    if set(4) {
+        b = b.iterations(Iterations::Adaptive {
+            max_density_error_percent: value(r, 0.05),
+            min: u32::from(r.u8()),
+            max: u32::from(r.u8()) * 4,
+        });
+    }
+    if set(5) {
+        b = b.gravity(vector(r, 0.5));
+    }
+    if set(6) {
+        b = b.cfm_rel(value(r, 0.01));
+    }
+    if set(7) {
+        b = b.s_corr_k(value(r, 0.01));
+    }
+    if set(8) {
+        b = b.s_corr_n(u32::from(r.u8()) % 20);
+    }
+    if set(9) {
+        b = b.s_corr_dq_rel(value(r, 0.01));
+    }
+    if set(10) {
+        b = b.xsph_c(value(r, 0.01));
+    }
+    if set(11) {
+        b = b.vorticity_rel(value(r, 0.01));
+    }
+    if set(12) {
+        b = b.unilateral(false);
+    }
+    if set(13) {
+        b = b.backend(Backend::Scalar);
+    }
+    b.build()
+}
+
+fn shape<const D: usize>(r: &mut ByteReader<'_>) -> Shape<D> {
+    match r.u8() % 5 {
+        0 => Shape::Plane {
+            point: vector(r, 1.0 / 32.0),
+            normal: vector(r, 1.0 / 32.0),
+        },
+        1 => Shape::Box {
+            center: vector(r, 1.0 / 32.0),
+            half_extents: vector(r, 1.0 / 32.0),
+        },
+        2 => Shape::Sphere {
+            center: vector(r, 1.0 / 32.0),
+            radius: value(r, 1.0 / 32.0),
+        },
+        3 => Shape::Capsule {
+            a: vector(r, 1.0 / 32.0),
+            b: vector(r, 1.0 / 32.0),
+            radius: value(r, 1.0 / 32.0),
+        },
+        _ => Shape::Cylinder {
+            base: vector(r, 1.0 / 32.0),
+            radius: value(r, 1.0 / 32.0),
+            height: value(r, 1.0 / 32.0),
+        },
+    }
+}
+
+/// What a solver looks like from outside, to check that failed calls change nothing.
+fn fingerprint<const D: usize>(s: &Solver<D>) -> (Vec<u32>, Vec<u64>, usize, u64) {
+    let bits = (0..D)
+        .flat_map(|a| {
+            s.positions()[a]
+                .iter()
+                .chain(s.velocities()[a])
+                .map(|v| v.to_bits())
+        })
+        .collect();
+    (bits, s.ids().to_vec(), s.colliders().len(), s.steps())
+}
+
+fn solver_in<const D: usize>(flags: u8, r: &mut ByteReader<'_>) {
+    let Ok(params) = params::<D>(r) else {
+        return;
+    };
+    let lo: [f32; D] = vector(r, 1.0 / 16.0);
+    let size: [f32; D] = vector(r, 1.0 / 16.0);
+    let hi: [f32; D] = core::array::from_fn(|a| lo[a] + size[a]);
+    let domain = match Domain::new(lo, hi) {
+        Ok(d) => d,
+        Err(CoreError::InvalidCollider { .. }) => return,
+        Err(e) => panic!("Domain::new gave {e:?}"),
+    };
+    let domain = match domain.with_response(value(r, 1.0 / 64.0), value(r, 1.0 / 64.0)) {
+        Ok(d) => d,
+        Err(CoreError::InvalidCollider { .. }) => domain,
+        Err(e) => panic!("with_response gave {e:?}"),
+    };
+    let mut solver = match Solver::new(params.clone(), domain) {
+        Ok(s) => s,
+        Err(CoreError::InvalidCollider { .. } | CoreError::Kernel(_)) => return,
+        Err(e) => panic!("Solver::new gave {e:?}"),
+    };
+    for _ in 0..r.u8() % 3 {
+        let kind = match r.u8() % 3 {
+            0 => ColliderKind::Solid,
+            k => ColliderKind::Container {
+                wall_thickness: value(r, 1.0 / 64.0),
+                open_top: k == 2,
+            },
+        };
+        if let Ok(c) = Collider::new(shape(r), kind) {
+            let before = fingerprint(&solver);
+            if solver.add_collider(c).is_err() {
+                assert_eq!(
+                    before,
+                    fingerprint(&solver),
+                    "a failed add_collider changed"
+                );
+            }
+        }
+    }
+    if flags & 2 != 0 {
+        let e = Emitter::new(
+            vector(r, 1.0 / 16.0),
+            vector(r, 1.0 / 16.0),
+            value(r, 1.0 / 16.0),
+            value(r, 1.0 / 256.0),
+            value(r, 1.0 / 64.0),
+            value(r, 1.0 / 16.0),
+        );
+        // Harness bounds: a small nozzle, at most a few layers per step.
+        if let Ok(e) = e {
+            let s = params.spacing();
+            let per_step = e.speed * params.time_step() / s;
+            if e.radius <= 4.0 * s && per_step <= 4.0 {
+                let before = fingerprint(&solver);
+                if solver.add_emitter(e).is_err() {
+                    assert_eq!(before, fingerprint(&solver), "a failed add_emitter changed");
+                }
+            }
+        }
+    }
+    // Particles: in the domain (small values scaled to it) or raw bits.
+    let raw = flags & 4 != 0;
+    let per_particle = if raw { 8 * D } else { 2 * D };
+    let n = (r.remaining() / per_particle.max(1)).min(MAX_PARTICLES);
+    let mut positions = Vec::with_capacity(n);
+    let mut velocities = Vec::with_capacity(n);
+    for _ in 0..n {
+        let p: [f32; D] = core::array::from_fn(|a| {
+            if raw {
+                r.f32_bits()
+            } else {
+                lo[a] + f32::from(r.u8()) / 255.0 * (hi[a] - lo[a])
+            }
+        });
+        let v: [f32; D] = core::array::from_fn(|_| {
+            if raw {
+                r.f32_bits()
+            } else {
+                f32::from(r.u8() as i8) / 32.0
+            }
+        });
+        positions.push(p);
+        velocities.push(v);
+    }
+    let before = fingerprint(&solver);
+    match solver.add_particles(&positions, Some(&velocities)) {
+        Ok(ids) => assert_eq!(ids.end - ids.start, n as u64),
+        Err(
+            CoreError::NonFiniteParticle { .. }
+            | CoreError::OutsideDomain { .. }
+            | CoreError::TooManyParticles { .. },
+        ) => {
+            assert_eq!(
+                before,
+                fingerprint(&solver),
+                "a failed add_particles changed"
+            );
+        }
+        Err(e) => panic!("add_particles gave {e:?}"),
+    }
+    let steps = u32::from(flags >> 4) % (MAX_STEPS + 1);
+    for _ in 0..steps {
+        match solver.step() {
+            Ok(stats) => {
+                assert_eq!(stats.particles, solver.len());
+                check_particles(&solver);
+            }
+            Err(CoreError::Diverged { .. }) => return,
+            Err(e) => panic!("step gave {e:?}"),
+        }
+    }
+}
+
+/// Every particle finite and inside the domain, ids unique and below the next id.
+fn check_particles<const D: usize>(solver: &Solver<D>) {
+    let n = solver.len();
+    for a in 0..D {
+        assert_eq!(solver.positions()[a].len(), n);
+        assert_eq!(solver.velocities()[a].len(), n);
+    }
+    for i in 0..n {
+        let p: [f32; D] = core::array::from_fn(|a| solver.positions()[a][i]);
+        assert!(p.iter().all(|c| c.is_finite()), "particle {i} at {p:?}");
+        assert!(
+            solver.domain().contains(p),
+            "particle {i} at {p:?} left {:?}",
+            solver.domain()
+        );
+    }
+    let mut ids = solver.ids().to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), n, "repeated ids");
+}
+
+/// Runs one `checkpoint_load` input; panics when loading misbehaves.
+///
+/// The first byte chooses the dimension and whether the harness re-seals the rest
+/// (writes a valid header with the right length and hash over the payload) before
+/// loading: without that, the hash rejects nearly every mutation before the decoder
+/// and the validation behind it are reached.
+#[cfg(feature = "serde")]
+pub fn checkpoint_load(data: &[u8]) {
+    let mut r = ByteReader::new(data);
+    let flags = r.u8();
+    let rest = &data[data.len().min(1)..];
+    if flags & 1 == 0 {
+        checkpoint_in::<2>(flags, rest);
+    } else {
+        checkpoint_in::<3>(flags, rest);
+    }
+}
+
+/// Wraps a payload in a valid header (see [`checkpoint_load`]).
+#[cfg(feature = "serde")]
+pub fn seal(dimension: usize, payload: &[u8]) -> Vec<u8> {
+    let mut out = crate::checkpoint::header(dimension, payload).to_vec();
+    out.extend_from_slice(payload);
+    out
+}
+
+#[cfg(feature = "serde")]
+fn checkpoint_in<const D: usize>(flags: u8, rest: &[u8]) {
+    let bytes = if flags & 2 != 0 {
+        seal(D, rest)
+    } else {
+        rest.to_vec()
+    };
+    let Ok(mut solver) = Solver::<D>::from_checkpoint(&bytes) else {
+        return;
+    };
+    check_particles(&solver);
+    let again = solver.checkpoint().expect("a loaded state encodes");
+    let reloaded = Solver::<D>::from_checkpoint(&again).expect("a saved state loads");
+    assert_eq!(
+        again,
+        reloaded.checkpoint().expect("a loaded state encodes"),
+        "save, load, save is not stable"
+    );
+    // Harness bounds: step only small states with small emitters (a checkpoint may
+    // hold an emitter that adds millions of particles a step, which is valid).
+    let s = solver.params().spacing();
+    let dt = solver.params().time_step();
+    let small_emitters = solver
+        .emitters()
+        .iter()
+        .all(|e| e.radius() <= 4.0 * s && e.speed() * dt <= 4.0 * s);
+    if solver.len() <= MAX_PARTICLES && small_emitters && flags & 4 != 0 {
+        match solver.step() {
+            Ok(_) => check_particles(&solver),
+            Err(CoreError::Diverged { .. }) => {}
+            Err(e) => panic!("step after loading gave {e:?}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn harness_runs_a_small_scene() {
+        solver_step(&[]);
+        // 2D, 3 steps, default parameters, a domain of 8 x 8 / 16, some particles.
+        let mut input = vec![
+            0x30, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 8, 0, 0, 0, 0, 0,
+        ];
+        input.extend((0..64u8).map(|k| k.wrapping_mul(37)));
+        solver_step(&input);
+    }
+}

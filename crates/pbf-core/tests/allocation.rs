@@ -1,0 +1,130 @@
+//! A step allocates nothing once the particle count is steady: a counting global
+//! allocator (per test binary, hence this file of its own) counts every heap
+//! allocation and reallocation, on every thread, while a flowing scene (a dam break,
+//! which reorders particles every step and keeps spreading into new cells) steps
+//! with XSPH and vorticity confinement on, in 2D and 3D.
+//!
+//! What is counted honestly: every thread of the process, the solver's own and
+//! rayon's workers alike. The steps run inside one `ThreadPool::install`, as a
+//! program that steps in a loop would: entering the pool from outside queues a job in
+//! rayon's global injector, which allocates a block every 63 jobs, so a loop that
+//! called `install` per step would see rayon (not the solver) allocate now and then.
+//! Inside the pool, the splits of the passes go to the workers' own deques, which
+//! keep their capacity. The only test in this binary, so that no other test's
+//! allocations are counted.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use pbf_core::{Domain, Params, Solver};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+static COUNTING: AtomicBool = AtomicBool::new(false);
+
+// SAFETY: every call is forwarded unchanged to the system allocator; the counter
+// is an atomic that does not allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: the caller's contract for `alloc` is passed on as it is.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: as for `alloc`.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: as for `alloc`; `ptr` and `layout` come from this allocator.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` was allocated by `System` through this allocator.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Steps `solver` `warm_up` times, then counts the allocations of `measured` steps
+/// and returns them with the steps at which they happened.
+fn allocations_per_step<const D: usize>(
+    solver: &mut Solver<D>,
+    warm_up: usize,
+    measured: usize,
+) -> Vec<(u64, usize)> {
+    for _ in 0..warm_up {
+        solver.step().expect("warm-up step");
+    }
+    let mut found = Vec::new();
+    for _ in 0..measured {
+        ALLOCATIONS.store(0, Ordering::SeqCst);
+        COUNTING.store(true, Ordering::SeqCst);
+        let result = solver.step();
+        COUNTING.store(false, Ordering::SeqCst);
+        let count = ALLOCATIONS.load(Ordering::SeqCst);
+        let stats = result.expect("measured step");
+        if count > 0 {
+            found.push((stats.step, count));
+        }
+    }
+    found
+}
+
+fn dam_break_2d() -> Solver<2> {
+    let params = Params::<2>::builder(0.01)
+        .xsph_c(0.01)
+        .vorticity_rel(0.1)
+        .build()
+        .unwrap();
+    let mut s = Solver::new(params, Domain::new([0.0; 2], [1.6, 0.8]).unwrap()).unwrap();
+    s.add_block([0.0, 0.0], [0.4, 0.6], [0.0; 2]).unwrap();
+    s
+}
+
+fn dam_break_3d() -> Solver<3> {
+    let params = Params::<3>::builder(0.025)
+        .xsph_c(0.01)
+        .vorticity_rel(0.1)
+        .build()
+        .unwrap();
+    let mut s = Solver::new(params, Domain::new([0.0; 3], [1.0, 0.6, 0.3]).unwrap()).unwrap();
+    s.add_block([0.0; 3], [0.25, 0.4, 0.3], [0.0; 3]).unwrap();
+    s
+}
+
+#[test]
+fn a_step_allocates_nothing_after_warm_up() {
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut s2 = dam_break_2d();
+            assert!(s2.len() > 2000);
+            let found = allocations_per_step(&mut s2, 5, 150);
+            assert!(
+                found.is_empty(),
+                "2D, {threads} threads: (step, allocations) {found:?}"
+            );
+            let mut s3 = dam_break_3d();
+            assert!(s3.len() > 1500);
+            let found = allocations_per_step(&mut s3, 5, 100);
+            assert!(
+                found.is_empty(),
+                "3D, {threads} threads: (step, allocations) {found:?}"
+            );
+        });
+    }
+}

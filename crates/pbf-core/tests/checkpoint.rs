@@ -1,0 +1,221 @@
+//! Checkpoints: a restored run continues bit for bit; bad bytes are typed errors.
+
+use pbf_core::{
+    CheckpointError, Collider, ColliderKind, CoreError, Domain, Emitter, Params, Shape, Solver,
+};
+
+fn scene_2d() -> Solver<2> {
+    let params = Params::<2>::builder(0.02)
+        .xsph_c(0.02)
+        .vorticity_rel(0.2)
+        .build()
+        .unwrap();
+    let domain = Domain::new([0.0; 2], [1.0, 0.8])
+        .unwrap()
+        .with_response(0.1, 0.1)
+        .unwrap();
+    let mut s = Solver::new(params, domain).unwrap();
+    s.add_collider(
+        Collider::new(
+            Shape::Sphere {
+                center: [0.6, 0.15],
+                radius: 0.08,
+            },
+            ColliderKind::Solid,
+        )
+        .unwrap()
+        .with_response(0.2, 0.0)
+        .unwrap(),
+    )
+    .unwrap();
+    s.add_emitter(Emitter::new([0.8, 0.6], [-0.3, -1.0], 1.5, 0.04, 0.05, 0.4).unwrap())
+        .unwrap();
+    s.add_block([0.0, 0.0], [0.3, 0.5], [0.5, 0.0]).unwrap();
+    s
+}
+
+fn scene_3d() -> Solver<3> {
+    let params = Params::<3>::builder(0.05)
+        .xsph_c(0.02)
+        .vorticity_rel(0.2)
+        .build()
+        .unwrap();
+    let mut s = Solver::new(params, Domain::new([0.0; 3], [1.0, 1.0, 0.5]).unwrap()).unwrap();
+    s.add_collider(
+        Collider::new(
+            Shape::Box {
+                center: [0.7, 0.1, 0.25],
+                half_extents: [0.05, 0.1, 0.1],
+            },
+            ColliderKind::Solid,
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    s.add_block([0.0; 3], [0.3, 0.5, 0.5], [0.0; 3]).unwrap();
+    s
+}
+
+/// Every observable array, as bits.
+fn state<const D: usize>(s: &Solver<D>) -> (Vec<u32>, Vec<u64>, Vec<u32>, u64, u64) {
+    let mut bits = Vec::new();
+    for a in 0..D {
+        bits.extend(s.positions()[a].iter().map(|v| v.to_bits()));
+        bits.extend(s.velocities()[a].iter().map(|v| v.to_bits()));
+    }
+    let density = s.densities().iter().map(|v| v.to_bits()).collect();
+    (
+        bits,
+        s.ids().to_vec(),
+        density,
+        s.steps(),
+        s.time().to_bits(),
+    )
+}
+
+fn continues_bit_identically<const D: usize>(mut a: Solver<D>, before: usize, after: usize) {
+    for _ in 0..before {
+        a.step().unwrap();
+    }
+    let bytes = a.checkpoint().unwrap();
+    let mut b = Solver::<D>::from_checkpoint(&bytes).unwrap();
+    assert_eq!(state(&a), state(&b), "the restored state differs");
+    assert_eq!(b.checkpoint().unwrap(), bytes, "save after load differs");
+    for k in 0..after {
+        let sa = a.step().unwrap();
+        let sb = b.step().unwrap();
+        assert_eq!(sa.particles, sb.particles, "step {k}");
+        assert_eq!(state(&a), state(&b), "diverged {k} steps after the restore");
+    }
+}
+
+#[test]
+fn restored_2d_run_continues_bit_identically() {
+    // The emitter starts at 0.05 s (step 6) and is running at the checkpoint.
+    continues_bit_identically(scene_2d(), 30, 40);
+}
+
+#[test]
+fn restored_3d_run_continues_bit_identically() {
+    continues_bit_identically(scene_3d(), 20, 30);
+}
+
+#[test]
+fn restored_run_is_bit_identical_on_another_thread_count() {
+    let mut a = scene_2d();
+    for _ in 0..10 {
+        a.step().unwrap();
+    }
+    let bytes = a.checkpoint().unwrap();
+    let mut b = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
+        .install(|| {
+            let mut b = Solver::<2>::from_checkpoint(&bytes).unwrap();
+            for _ in 0..10 {
+                b.step().unwrap();
+            }
+            b
+        });
+    for _ in 0..10 {
+        a.step().unwrap();
+    }
+    assert_eq!(state(&a), state(&b));
+    b.step().unwrap();
+}
+
+fn checkpoint_error(r: Result<Solver<2>, CoreError>) -> CheckpointError {
+    match r {
+        Err(CoreError::Checkpoint(e)) => *e,
+        other => panic!("expected a checkpoint error, got {other:?}"),
+    }
+}
+
+#[test]
+fn truncated_checkpoint_is_an_error_at_every_length() {
+    let mut a = scene_2d();
+    a.step().unwrap();
+    let bytes = a.checkpoint().unwrap();
+    for len in 0..bytes.len() {
+        let e = checkpoint_error(Solver::<2>::from_checkpoint(&bytes[..len]));
+        assert!(
+            matches!(
+                e,
+                CheckpointError::Truncated { .. } | CheckpointError::NotACheckpoint { .. }
+            ),
+            "{len}: {e}"
+        );
+    }
+}
+
+#[test]
+fn corrupted_checkpoint_is_an_error() {
+    let bytes = scene_2d().checkpoint().unwrap();
+    for k in (32..bytes.len()).step_by(7) {
+        let mut bad = bytes.clone();
+        bad[k] ^= 0x10;
+        assert!(matches!(
+            checkpoint_error(Solver::<2>::from_checkpoint(&bad)),
+            CheckpointError::Corrupted { .. }
+        ));
+    }
+    let mut long = bytes.clone();
+    long.push(0);
+    assert_eq!(
+        checkpoint_error(Solver::<2>::from_checkpoint(&long)),
+        CheckpointError::TrailingBytes { extra: 1 }
+    );
+}
+
+#[test]
+fn wrong_version_or_dimension_is_an_error() {
+    let bytes = scene_2d().checkpoint().unwrap();
+    let mut newer = bytes.clone();
+    newer[8..12].copy_from_slice(&2u32.to_le_bytes());
+    assert_eq!(
+        checkpoint_error(Solver::<2>::from_checkpoint(&newer)),
+        CheckpointError::UnsupportedVersion {
+            found: 2,
+            supported: pbf_core::CHECKPOINT_VERSION
+        }
+    );
+    let err = Solver::<3>::from_checkpoint(&bytes).unwrap_err();
+    assert!(
+        matches!(&err, CoreError::Checkpoint(e) if **e == CheckpointError::WrongDimension { found: 2, expected: 3 }),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "checkpoint: checkpoint holds a 2D solver, expected 3D"
+    );
+}
+
+#[test]
+fn bad_values_inside_a_checkpoint_get_the_api_errors() {
+    // A checkpoint whose payload decodes but carries a bad value: re-seal a payload in
+    // which one f32 of the state was replaced (the harness's `seal` writes the hash).
+    let bytes = scene_3d().checkpoint().unwrap();
+    let payload = &bytes[32..];
+    // The payload starts with the spacing (postcard: f32 little-endian).
+    let mut bad = payload.to_vec();
+    bad[..4].copy_from_slice(&(-1.0f32).to_le_bytes());
+    let err = Solver::<3>::from_checkpoint(&pbf_core::fuzzing::seal(3, &bad)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            CoreError::InvalidParameter {
+                field: "spacing",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // A payload cut short decodes to an error, not a panic.
+    let err =
+        Solver::<3>::from_checkpoint(&pbf_core::fuzzing::seal(3, &payload[..40])).unwrap_err();
+    assert!(
+        matches!(&err, CoreError::Checkpoint(e) if matches!(**e, CheckpointError::Decode { .. })),
+        "{err}"
+    );
+}
