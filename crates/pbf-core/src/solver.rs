@@ -671,7 +671,9 @@ impl<const D: usize> Solver<D> {
                     let d: [f32; D] = core::array::from_fn(|a| now[a][i] - built[a][i]);
                     f64::from(pbf_kernels::norm2(d))
                 });
-                if !(moved <= f64::from(allowed)) {
+                // A non-finite displacement means the iterations diverged: no search
+                // (the grid would reject the positions); the step reports it below.
+                if moved.is_finite() && moved > f64::from(allowed) {
                     search(
                         &mut self.grid,
                         &mut self.lists,
