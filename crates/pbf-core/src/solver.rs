@@ -572,7 +572,19 @@ impl<const D: usize> Solver<D> {
         let predicted_at = Instant::now();
 
         // 3. Neighbour search on the predicted positions; reorder every array.
-        self.grid.rebuild(refs(&self.predicted), self.kernel.h())?;
+        // Finite but huge velocities can overflow the prediction: that is divergence,
+        // not bad input (found by the `checkpoint_load` fuzz target).
+        let step = self.step + 1;
+        let ids = &self.ids;
+        self.grid
+            .rebuild(refs(&self.predicted), self.kernel.h())
+            .map_err(|e| match e {
+                pbf_grid::GridError::NonFinitePosition { index, .. } => CoreError::Diverged {
+                    step,
+                    id: ids[index],
+                },
+                e => e.into(),
+            })?;
         if !self.grid.permutation_is_identity() {
             for arrays in [
                 &mut self.positions,
