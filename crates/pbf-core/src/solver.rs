@@ -636,7 +636,18 @@ impl<const D: usize> Solver<D> {
             (&mut self.scratch, &mut self.scratch_ids),
             list_radius,
             room,
-        )?;
+        )
+        .map_err(|e| match e {
+            // Finite but huge velocities can overflow the prediction: that is
+            // divergence, not bad input (found by the `checkpoint_load` fuzz target).
+            CoreError::Grid(pbf_grid::GridError::NonFinitePosition { index, .. }) => {
+                CoreError::Diverged {
+                    step: self.step + 1,
+                    id: self.ids[index],
+                }
+            }
+            e => e,
+        })?;
         let mut searches = 1;
         let searched_at = Instant::now();
 
