@@ -57,39 +57,6 @@ pub(crate) fn rest_lattice_denominator<const D: usize>(
     sum + f64::from(params.cfm_epsilon())
 }
 
-/// The neighbour search: bins `arrays[2]` (the predicted positions) in `grid` with cells
-/// of `radius`, reorders `arrays` and `ids` into the grid's Morton order, builds the
-/// lists of the pairs within `radius` and keeps the positions they were built from in
-/// `built`.
-#[allow(clippy::too_many_arguments)]
-fn search<const D: usize>(
-    grid: &mut Grid<D>,
-    lists: &mut NeighbourLists,
-    built: &mut [Vec<f32>; D],
-    arrays: [&mut [Vec<f32>; D]; 3],
-    ids: &mut Vec<u64>,
-    (scratch, scratch_ids): (&mut Vec<f32>, &mut Vec<u64>),
-    radius: f32,
-    room: usize,
-) -> Result<(), CoreError> {
-    let [positions, velocities, predicted] = arrays;
-    grid.rebuild(refs(predicted), radius)?;
-    if !grid.permutation_is_identity() {
-        for set in [&mut *positions, &mut *velocities, &mut *predicted] {
-            for a in set.iter_mut() {
-                grid.reorder(a, scratch)?;
-            }
-        }
-        grid.reorder(ids, scratch_ids)?;
-    }
-    lists.build(grid, refs(predicted), radius * radius, room);
-    for a in 0..D {
-        built[a].clear();
-        built[a].extend_from_slice(&predicted[a]);
-    }
-    Ok(())
-}
-
 /// The neighbour lists hold the pairs within `h (1 + LIST_SKIN)` of each other at the
 /// positions they were built from. Before every constraint iteration the solver checks
 /// Verlet's criterion: while no particle has moved more than half the skin since the
@@ -623,21 +590,7 @@ impl<const D: usize> Solver<D> {
         // 3. Neighbour search on the predicted positions; reorder every array.
         let list_radius = self.list_radius();
         let room = room_per_particle::<D>(list_radius, self.params.spacing());
-        search(
-            &mut self.grid,
-            &mut self.lists,
-            &mut self.built,
-            [
-                &mut self.positions,
-                &mut self.velocities,
-                &mut self.predicted,
-            ],
-            &mut self.ids,
-            (&mut self.scratch, &mut self.scratch_ids),
-            list_radius,
-            room,
-        )
-        .map_err(|e| match e {
+        self.search(list_radius, room).map_err(|e| match e {
             // Finite but huge velocities can overflow the prediction: that is
             // divergence, not bad input (found by the `checkpoint_load` fuzz target).
             CoreError::Grid(pbf_grid::GridError::NonFinitePosition { index, .. }) => {
@@ -652,16 +605,6 @@ impl<const D: usize> Solver<D> {
         let searched_at = Instant::now();
 
         // 5. Constraint iterations.
-        let constraint = Constraint::new(
-            &self.params,
-            &self.kernel,
-            &self.tensile,
-            Boundary {
-                domain: &self.domain,
-                colliders: &self.colliders,
-                tables: &self.walls,
-            },
-        );
         let (min_iterations, max_iterations, target) = match self.params.iterations() {
             Iterations::Fixed(k) => (k, k, None),
             Iterations::Adaptive {
@@ -685,23 +628,20 @@ impl<const D: usize> Solver<D> {
                 // A non-finite displacement means the iterations diverged: no search
                 // (the grid would reject the positions); the step reports it below.
                 if moved.is_finite() && moved > f64::from(allowed) {
-                    search(
-                        &mut self.grid,
-                        &mut self.lists,
-                        &mut self.built,
-                        [
-                            &mut self.positions,
-                            &mut self.velocities,
-                            &mut self.predicted,
-                        ],
-                        &mut self.ids,
-                        (&mut self.scratch, &mut self.scratch_ids),
-                        list_radius,
-                        room,
-                    )?;
+                    self.search(list_radius, room)?;
                     searches += 1;
                 }
             }
+            let constraint = Constraint::new(
+                &self.params,
+                &self.kernel,
+                &self.tensile,
+                Boundary {
+                    domain: &self.domain,
+                    colliders: &self.colliders,
+                    tables: &self.walls,
+                },
+            );
             let nb = Neighbourhood {
                 lists: &self.lists,
                 positions: refs(&self.predicted),
@@ -1056,6 +996,33 @@ impl<const D: usize> Solver<D> {
     /// ```
     pub fn last_diagnostics(&self) -> &StepDiagnostics {
         &self.last
+    }
+
+    /// The neighbour search: bins the predicted positions in the grid with cells of
+    /// `radius`, reorders every per-particle array that carries over into the grid's
+    /// Morton order, builds the lists of the pairs within `radius` and keeps the
+    /// positions they were built from.
+    fn search(&mut self, radius: f32, room: usize) -> Result<(), CoreError> {
+        self.grid.rebuild(refs(&self.predicted), radius)?;
+        if !self.grid.permutation_is_identity() {
+            for set in [
+                &mut self.positions,
+                &mut self.velocities,
+                &mut self.predicted,
+            ] {
+                for a in set.iter_mut() {
+                    self.grid.reorder(a, &mut self.scratch)?;
+                }
+            }
+            self.grid.reorder(&mut self.ids, &mut self.scratch_ids)?;
+        }
+        self.lists
+            .build(&self.grid, refs(&self.predicted), radius * radius, room);
+        for a in 0..D {
+            self.built[a].clear();
+            self.built[a].extend_from_slice(&self.predicted[a]);
+        }
+        Ok(())
     }
 
     /// The radius of the neighbour search and the lists: `h (1 + LIST_SKIN)`.
