@@ -16,6 +16,9 @@
 //!   occupied cell, its points in `f32x8` lanes against every candidate of the
 //!   cell's merged candidate ranges, `sum_j W_poly6(r_ij)` (`j = i` included) through
 //!   `pbf_kernels::Kernel::poly6_lanes`.
+//! - `grid_density/fused_avx512` (CPUs with AVX-512F only): the same pass sixteen
+//!   candidates at a time, four points of a cell sharing each candidate block
+//!   (`pbf_benches::density`, picked at run time, so also in the default build).
 //! - `grid_neighbour_list/csr`: the CSR neighbour list.
 //! - `grid_brute_force/density`: the baseline at 10k, the density pass over all
 //!   pairs (`i` broadcast against eight `j` per step).
@@ -317,6 +320,23 @@ fn bench_density(c: &mut Criterion) {
                     })
                 },
             );
+            if pbf_benches::density::avx512_available() {
+                group.bench_function(
+                    BenchmarkId::new(format!("fused_avx512/{threads}t"), label(side)),
+                    |b| {
+                        b.iter_custom(|iters| {
+                            timed(&pool, iters, || {
+                                pbf_benches::density::fused_density_avx512(
+                                    &grid,
+                                    &kernel,
+                                    view(black_box(&sorted)),
+                                    &mut density,
+                                );
+                            })
+                        })
+                    },
+                );
+            }
         }
         // Interior points see about 33 neighbours: W summed is near its lattice value.
         let mean = density.iter().sum::<f32>() / n as f32;

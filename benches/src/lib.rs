@@ -1,1 +1,3 @@
 //! Scene generators shared by the benches.
+
+pub mod density;
