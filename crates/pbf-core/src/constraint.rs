@@ -94,8 +94,9 @@ impl<'a, const D: usize> Constraint<'a, D> {
     }
 
     /// For every particle: `p_next = p + dp` with
-    /// `dp_i = (m / rho0) sum_j (lambda_i + lambda_j + s_corr_ij) gradW_ij`, then projected
-    /// out of the colliders and into the domain.
+    /// `dp_i = (m / rho0) sum_j (lambda_i + lambda_j + s_corr_ij) gradW_ij`, then kept
+    /// out of the colliders on the side the particle was on (`Collider::project_from`)
+    /// and clamped into the domain.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn delta_pass<L: Lane>(
         &self,
@@ -127,8 +128,10 @@ impl<'a, const D: usize> Constraint<'a, D> {
                 let (_, wall_grad) = self.boundary.density_and_gradient(x);
                 let mut p: [f32; D] =
                     core::array::from_fn(|a| x[a] + scale * dp[a].sum() + lambda[i] * wall_grad[a]);
+                // From the current position, which is outside every solid: a correction
+                // never carries a particle through a wall.
                 for c in colliders {
-                    c.project(&mut p, margin);
+                    c.project_from(&mut p, x, margin);
                 }
                 domain.clamp(&mut p, margin);
                 for a in 0..D {

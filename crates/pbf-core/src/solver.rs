@@ -574,8 +574,9 @@ impl<const D: usize> Solver<D> {
                             v[a][k] += dt * (gravity[a] + force[a][i]);
                             q[a] = positions[a][i] + dt * v[a][k];
                         }
+                        let x: [f32; D] = core::array::from_fn(|a| positions[a][i]);
                         for c in colliders {
-                            c.project(&mut q, margin);
+                            c.project_from(&mut q, x, margin);
                         }
                         domain.clamp(&mut q, margin);
                         for a in 0..D {
