@@ -2,7 +2,7 @@
 
 use crate::boundary::{Boundary, WallTables};
 use crate::collide::{Collider, Domain, respond};
-use crate::constraint::Constraint;
+use crate::constraint::{Constraint, jacobi_relaxation};
 use crate::diagnostics::{PhaseTimes, StepDiagnostics};
 use crate::emitter::Emitter;
 use crate::lanes::Lane;
@@ -122,6 +122,8 @@ pub struct Solver<const D: usize> {
     params: Params<D>,
     kernel: Kernel<D>,
     tensile: TensileCorrection,
+    /// The Jacobi relaxation of the constraint passes (`constraint::jacobi_relaxation`).
+    relaxation: f32,
     walls: WallTables,
     domain: Domain<D>,
     colliders: Vec<Collider<D>>,
@@ -192,10 +194,12 @@ impl<const D: usize> Solver<D> {
             }
         }
         let walls = WallTables::new(&kernel);
+        let relaxation = jacobi_relaxation(&params, &kernel);
         Ok(Self {
             params,
             kernel,
             tensile,
+            relaxation,
             walls,
             domain,
             colliders: Vec::new(),
@@ -574,8 +578,9 @@ impl<const D: usize> Solver<D> {
                             v[a][k] += dt * (gravity[a] + force[a][i]);
                             q[a] = positions[a][i] + dt * v[a][k];
                         }
+                        let x: [f32; D] = core::array::from_fn(|a| positions[a][i]);
                         for c in colliders {
-                            c.project(&mut q, margin);
+                            c.project_from(&mut q, x, margin);
                         }
                         domain.clamp(&mut q, margin);
                         for a in 0..D {
@@ -636,6 +641,7 @@ impl<const D: usize> Solver<D> {
                 &self.params,
                 &self.kernel,
                 &self.tensile,
+                self.relaxation,
                 Boundary {
                     domain: &self.domain,
                     colliders: &self.colliders,
@@ -1072,6 +1078,7 @@ impl<const D: usize> Solver<D> {
             &self.params,
             &self.kernel,
             &self.tensile,
+            self.relaxation,
             Boundary {
                 domain: &free,
                 colliders: &[],

@@ -35,3 +35,33 @@ fn block_settles_in_3d() {
 fn block_settles_in_2d() {
     check::<2>(400, 600);
 }
+
+/// One Jacobi iteration per step over-corrects short density waves; unrelaxed, the
+/// correction carried into the next step by the velocity made them grow (a block
+/// without gravity reached 26 m/s within 40 steps, at any time step). The relaxation
+/// keeps every wave's factor per pass in [-1/3, 1]: the block only spreads gently.
+#[test]
+fn one_iteration_per_step_does_not_blow_up_a_block_without_gravity() {
+    for dt in [1.0 / 120.0, 1.0 / 480.0] {
+        let s = 0.05;
+        let params = pbf_core::Params::<3>::builder(s)
+            .time_step(dt)
+            .gravity([0.0; 3])
+            .iterations(pbf_core::Iterations::Fixed(1))
+            .build()
+            .unwrap();
+        let (w, hgt) = (10.0 * s, 20.0 * s);
+        let mut solver = pbf_core::Solver::new(
+            params,
+            pbf_core::Domain::new([0.0; 3], [w, 2.0 * hgt, w]).unwrap(),
+        )
+        .unwrap();
+        solver.add_block([0.0; 3], [w, hgt, w], [0.0; 3]).unwrap();
+        let mut fastest = 0.0f32;
+        for _ in 0..120 {
+            fastest = fastest.max(solver.step().unwrap().max_speed);
+        }
+        // Measured: 0.39 m/s at dt 1/120 (the lattice's 2% over-density relaxing).
+        assert!(fastest * dt < 0.1 * s, "dt {dt}: {fastest} m/s");
+    }
+}

@@ -431,12 +431,12 @@ fn stability_section(
     let _ = writeln!(
         md,
         "The glass walls are at least eight spacings thick (six times the distance the \
-         fastest falling particle moves in a step): with four-spacing walls, at dt = 1/60 s \
-         and 2 iterations a few particles in the corner between floor and wall were kicked \
-         to about 16 m/s in one step (five spacings; the fluid falls at 2-4 m/s) and left \
-         through the wall, because a container pushes a particle more than half-way into \
-         its wall out on the far side. The inner height of 3 b keeps the jets that run up \
-         the frictionless walls on impact inside the glass.\n"
+         fastest falling particle moves in a step). Colliders sweep every move of a \
+         particle from where it was, outside the solid, and stop it on its own side, so no \
+         particle passes through a wall of any thickness however fast it moves \
+         (`crates/pbf-core/tests/colliders.rs`); an escaped particle went over the rim. \
+         The inner height of 3 b keeps the jets that run up the frictionless walls on \
+         impact inside the glass.\n"
     );
     let mut coverage = Vec::new();
     let mut counts: Vec<usize> = cells.iter().map(|c| c.particles).collect();

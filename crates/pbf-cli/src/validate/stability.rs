@@ -131,9 +131,8 @@ impl Glass {
 /// tall because jets run far up its frictionless walls on impact (at 1.5 b a few
 /// particles leave over the rim in runs that are otherwise calm). The walls are at
 /// least eight spacings thick, and six times the distance a particle falling from the
-/// top of the block moves in one step: a container pushes a particle that got more
-/// than half-way into its wall out on the far side, and corner particles get kicked
-/// far faster than they fall (see VALIDATION.md).
+/// top of the block moves in one step (kept from when containers let particles that got
+/// more than half-way into a wall out on the far side; colliders now never do).
 fn glass(cell: &StabilityCell) -> Result<Glass, CoreError> {
     let n = ((cell.particles as f64).cbrt().round() as usize).max(2);
     let s = SPACING;
