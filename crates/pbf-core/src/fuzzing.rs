@@ -14,6 +14,9 @@
 //! the same bytes.
 
 use pbf_grid::fuzzing::ByteReader;
+/// The corpus replay of the stable tests, here for `pbf-cli`, which has no `pbf-grid`
+/// dependency of its own.
+pub use pbf_grid::fuzzing::replay_corpus;
 
 use crate::{
     Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, Params, Shape, Solver,

@@ -486,7 +486,10 @@ fn an_emitter_layer_too_large_for_memory_is_rejected() {
     let e = Emitter::new([5e3; 3], down, 1.0, widest + spacing, 0.0, 1.0).unwrap();
     assert!(matches!(
         s.add_emitter(e),
-        Err(CoreError::InvalidEmitter { field: "radius", .. })
+        Err(CoreError::InvalidEmitter {
+            field: "radius",
+            ..
+        })
     ));
     assert_eq!(s.emitters().len(), 1);
     // In 2D the bound counts the points of the segment.
@@ -499,7 +502,10 @@ fn an_emitter_layer_too_large_for_memory_is_rejected() {
     let e = Emitter::new([5e6; 2], [0.0, -1.0], 1.0, half, 0.0, 1.0).unwrap();
     assert!(matches!(
         s.add_emitter(e),
-        Err(CoreError::InvalidEmitter { field: "radius", .. })
+        Err(CoreError::InvalidEmitter {
+            field: "radius",
+            ..
+        })
     ));
     let e = Emitter::new([5e6; 2], [0.0, -1.0], 1.0, half - 1.0, 0.0, 1.0).unwrap();
     s.add_emitter(e).unwrap();
