@@ -27,7 +27,8 @@
 //! for AVX2/AVX-512 lanes (the bench prints the active `f32x8` backend).
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group};
-use pbf_grid::{CellRange, Grid, NeighbourList};
+use pbf_benches::fused_density;
+use pbf_grid::{Grid, NeighbourList};
 use pbf_kernels::{Kernel, LANES, f32x8, norm2_lanes};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -42,8 +43,6 @@ const SIDES: [usize; 3] = [22, 46, 100];
 const THREADS: [usize; 2] = [1, 2];
 /// Largest move of a point per axis and step, in lattice spacings.
 const STEP: f32 = 0.02;
-/// Coordinate of padding lanes: far outside every support.
-const FAR: f32 = 1.0e6;
 
 /// SplitMix64: a small deterministic generator for the scene.
 struct Rng(u64);
@@ -102,40 +101,6 @@ fn rebuild_and_reorder(grid: &mut Grid<3>, input: &Positions, out: &mut Position
         grid.reorder_into(&input[axis], &mut out[axis])
             .expect("same length");
     }
-}
-
-/// The cell-blocked fused density pass: `density[i] = sum_j W(r_ij)` over all sorted
-/// `j` within `h`, `i` itself included.
-fn fused_density(grid: &Grid<3>, kernel: &Kernel<3>, sorted: &Positions, density: &mut [f32]) {
-    let [x, y, z] = view(sorted);
-    grid.par_for_each_cell(density, |cell, out| {
-        let cell_range = grid.cells()[cell];
-        let candidates = grid.candidate_ranges(cell);
-        let first = cell_range.start as usize;
-        for (block, out) in out.chunks_mut(LANES).enumerate() {
-            let i0 = first + block * LANES;
-            let lane = |v: &[f32]| {
-                let mut a = [FAR; LANES];
-                a[..out.len()].copy_from_slice(&v[i0..i0 + out.len()]);
-                f32x8::from(a)
-            };
-            let (xi, yi, zi) = (lane(x), lane(y), lane(z));
-            let mut sum = f32x8::ZERO;
-            for &CellRange { start, end } in candidates {
-                let (s, e) = (start as usize, end as usize);
-                for ((&xj, &yj), &zj) in x[s..e].iter().zip(&y[s..e]).zip(&z[s..e]) {
-                    let d = [
-                        xi - f32x8::splat(xj),
-                        yi - f32x8::splat(yj),
-                        zi - f32x8::splat(zj),
-                    ];
-                    sum += kernel.poly6_lanes(norm2_lanes(d));
-                }
-            }
-            out.copy_from_slice(&sum.to_array()[..out.len()]);
-        }
-    })
-    .expect("density has one entry per point");
 }
 
 /// The brute-force density: every point against all points, eight `j` per step.
@@ -315,7 +280,7 @@ fn bench_density(c: &mut Criterion) {
                 |b| {
                     b.iter_custom(|iters| {
                         timed(&pool, iters, || {
-                            fused_density(&grid, &kernel, black_box(&sorted), &mut density)
+                            fused_density(&grid, &kernel, view(black_box(&sorted)), &mut density)
                         })
                     })
                 },

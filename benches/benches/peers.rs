@@ -30,9 +30,10 @@
 
 use kiddo::{ImmutableKdTree, SquaredEuclidean};
 use nalgebra::Vector3;
+use pbf_benches::fused_density;
 use pbf_core::{Collider, ColliderKind, Domain, Iterations, Params, Shape, Solver};
-use pbf_grid::{CellRange, Grid, NeighbourList};
-use pbf_kernels::{Kernel, LANES, f32x8, norm2_lanes};
+use pbf_grid::{Grid, NeighbourList};
+use pbf_kernels::Kernel;
 use rayon::prelude::*;
 use salva3d::LiquidWorld;
 use salva3d::kernel::{CubicSplineKernel, Kernel as SalvaKernel};
@@ -59,8 +60,6 @@ const FRAME: f32 = 1.0 / 60.0;
 const DENSITY_LIMIT: f32 = 1.10;
 /// Wall thickness of pbf's tank (four spacings: see `ColliderKind::Container`).
 const WALL: f32 = 4.0 * SPACING;
-/// Coordinate of padding lanes: far outside every support.
-const FAR: f32 = 1.0e6;
 
 /// The options of one run.
 struct Options {
@@ -974,40 +973,6 @@ fn finish(build: Duration, pass: Duration, sums: &[f32], counts: &[u32]) -> Sear
         pairs: counts.iter().map(|&c| u64::from(c)).sum(),
         checksum: sums.iter().map(|&s| f64::from(s)).sum(),
     }
-}
-
-/// The cell-blocked fused density pass: for each occupied cell, its points in `f32x8`
-/// lanes against every candidate of the cell's merged candidate ranges (as in the
-/// `grid` bench and the solver).
-fn fused_density(grid: &Grid<3>, kernel: &Kernel<3>, sorted: [&[f32]; 3], density: &mut [f32]) {
-    let [x, y, z] = sorted;
-    grid.par_for_each_cell(density, |cell, out| {
-        let candidates = grid.candidate_ranges(cell);
-        let first = grid.cells()[cell].start as usize;
-        for (block, out) in out.chunks_mut(LANES).enumerate() {
-            let i0 = first + block * LANES;
-            let lane = |v: &[f32]| {
-                let mut a = [FAR; LANES];
-                a[..out.len()].copy_from_slice(&v[i0..i0 + out.len()]);
-                f32x8::from(a)
-            };
-            let (xi, yi, zi) = (lane(x), lane(y), lane(z));
-            let mut sum = f32x8::ZERO;
-            for &CellRange { start, end } in candidates {
-                let (s, e) = (start as usize, end as usize);
-                for ((&xj, &yj), &zj) in x[s..e].iter().zip(&y[s..e]).zip(&z[s..e]) {
-                    let d = [
-                        xi - f32x8::splat(xj),
-                        yi - f32x8::splat(yj),
-                        zi - f32x8::splat(zj),
-                    ];
-                    sum += kernel.poly6_lanes(norm2_lanes(d));
-                }
-            }
-            out.copy_from_slice(&sum.to_array()[..out.len()]);
-        }
-    })
-    .expect("density has one entry per point");
 }
 
 fn count_pairs(grid: &Grid<3>, sorted: [&[f32]; 3], counts: &mut [u32]) {

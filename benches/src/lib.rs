@@ -1,3 +1,75 @@
-//! Scene generators shared by the benches.
+//! Code shared by the benches (`benches/*.rs`): the passes more than one of them times.
+#![deny(missing_docs)]
 
 pub mod density;
+
+use pbf_grid::{CellRange, Grid};
+use pbf_kernels::{Kernel, LANES, f32x8, norm2_lanes};
+
+/// Coordinate of padding lanes: far outside every support.
+pub const FAR: f32 = 1.0e6;
+
+/// The cell-blocked fused density pass, as the solver runs it: for each occupied cell,
+/// its points in `f32x8` lanes (the last block padded with [`FAR`]) against every
+/// candidate of the cell's merged candidate ranges, no neighbour lists. Gives
+/// `density[i] = sum_j W(r_ij)` over the sorted points `j` within `h`, `i` itself
+/// included (unit mass).
+///
+/// `sorted` are the positions in the grid's order (after
+/// [`Grid::reorder_into`]) and `density` has one entry per point. The `grid` bench
+/// times it against lists and brute force, the `peers` bench against other crates'
+/// neighbour searches.
+///
+/// ```
+/// use pbf_grid::Grid;
+/// use pbf_kernels::Kernel;
+///
+/// let (x, y, z) = ([0.0, 0.5, 3.0], [0.0; 3], [0.0; 3]);
+/// let mut grid = Grid::<3>::new();
+/// grid.rebuild([&x, &y, &z], 1.0)?;
+/// let mut sorted = [[0.0; 3]; 3];
+/// for (axis, v) in [x, y, z].iter().enumerate() {
+///     grid.reorder_into(v, &mut sorted[axis])?;
+/// }
+/// let kernel = Kernel::<3>::new(1.0)?;
+/// let mut density = [0.0; 3];
+/// pbf_benches::fused_density(&grid, &kernel, [&sorted[0], &sorted[1], &sorted[2]], &mut density);
+/// // The lone point at x = 3 sees only itself.
+/// let lone = sorted[0].iter().position(|&v| v == 3.0).unwrap();
+/// assert_eq!(density[lone], kernel.poly6(0.0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Panics
+/// When `density` or `sorted` do not hold one entry per point of the grid (a bench
+/// bug, not input).
+pub fn fused_density(grid: &Grid<3>, kernel: &Kernel<3>, sorted: [&[f32]; 3], density: &mut [f32]) {
+    let [x, y, z] = sorted;
+    grid.par_for_each_cell(density, |cell, out| {
+        let candidates = grid.candidate_ranges(cell);
+        let first = grid.cells()[cell].start as usize;
+        for (block, out) in out.chunks_mut(LANES).enumerate() {
+            let i0 = first + block * LANES;
+            let lane = |v: &[f32]| {
+                let mut a = [FAR; LANES];
+                a[..out.len()].copy_from_slice(&v[i0..i0 + out.len()]);
+                f32x8::from(a)
+            };
+            let (xi, yi, zi) = (lane(x), lane(y), lane(z));
+            let mut sum = f32x8::ZERO;
+            for &CellRange { start, end } in candidates {
+                let (s, e) = (start as usize, end as usize);
+                for ((&xj, &yj), &zj) in x[s..e].iter().zip(&y[s..e]).zip(&z[s..e]) {
+                    let d = [
+                        xi - f32x8::splat(xj),
+                        yi - f32x8::splat(yj),
+                        zi - f32x8::splat(zj),
+                    ];
+                    sum += kernel.poly6_lanes(norm2_lanes(d));
+                }
+            }
+            out.copy_from_slice(&sum.to_array()[..out.len()]);
+        }
+    })
+    .expect("density has one entry per point");
+}

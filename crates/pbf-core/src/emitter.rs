@@ -5,6 +5,25 @@ use crate::CoreError;
 /// The most layers an emitter may emit in one time step (`speed * dt / spacing`).
 pub const MAX_LAYERS_PER_STEP: u32 = 1 << 22;
 
+/// The most points the layer of one emitter may hold, counted on the square (3D) or
+/// segment (2D) of lattice points that encloses the nozzle: `(2 floor(r / s) + 1)^(D-1)`
+/// for a nozzle of radius `r` at spacing `s`. A nozzle may be at most 511 spacings in
+/// radius in 3D (a layer of ~820,000 particles) and 524,287 in 2D.
+///
+/// The layer is kept in memory (one offset per point), so without this bound a valid
+/// nozzle in a domain wide enough to hold it could ask for gigabytes before the
+/// first step: the `checkpoint_load` fuzz target found one of ~3e8 points, below
+/// [`MAX_PARTICLES`](crate::MAX_PARTICLES). At the bound the layer takes 12 MB.
+///
+/// ```
+/// use pbf_core::{CoreError, Domain, Emitter, Params, Solver, MAX_LAYER_PARTICLES};
+/// let mut s = Solver::new(Params::<2>::builder(1.0).build()?, Domain::new([0.0; 2], [1e7; 2])?)?;
+/// let wide = Emitter::new([5e6; 2], [0.0, -1.0], 1.0, MAX_LAYER_PARTICLES as f32, 0.0, 1.0)?;
+/// assert!(matches!(s.add_emitter(wide), Err(CoreError::InvalidEmitter { field: "radius", .. })));
+/// # Ok::<(), CoreError>(())
+/// ```
+pub const MAX_LAYER_PARTICLES: usize = 1 << 20;
+
 /// A nozzle that emits a disc (3D) or a segment (2D) of particles at the rest
 /// spacing, perpendicular to `direction`, moving at `speed`, from time `start` to
 /// `stop`. A new layer leaves the nozzle each time the previous one has travelled one
@@ -121,18 +140,20 @@ impl<const D: usize> Emitter<D> {
         Ok(())
     }
 
-    /// Checks, before [`prepare`](Self::prepare) builds it, that the layer of one
-    /// emission holds at most [`MAX_PARTICLES`](crate::MAX_PARTICLES) particles (a
-    /// nozzle of radius `r` at spacing `s` holds about `2 r / s` in 2D and
-    /// `pi (r / s)^2` in 3D).
+    /// Checks, before [`prepare`](Self::prepare) allocates it, that the layer of one
+    /// emission holds at most [`MAX_LAYER_PARTICLES`] points, counted on the lattice
+    /// square (3D) or segment (2D) that encloses the nozzle, so that the check needs
+    /// nothing but the radius.
     pub(crate) fn check_layer(&self, spacing: f32) -> Result<(), CoreError> {
-        let across = 2.0 * (f64::from(self.radius) / f64::from(spacing)).floor() + 1.0;
+        // The same `steps` as `prepare` computes (in f32, so the two cannot disagree).
+        let steps = f64::from((self.radius / spacing).floor());
+        let across = 2.0 * steps + 1.0;
         let points = if D == 2 { across } else { across * across };
-        if !(points <= crate::MAX_PARTICLES as f64) {
+        if !(points <= MAX_LAYER_PARTICLES as f64) {
             return Err(CoreError::InvalidEmitter {
                 field: "radius",
                 value: self.radius.into(),
-                reason: "the nozzle's layer would hold more particles than the solver's maximum",
+                reason: "the nozzle's layer would hold more than MAX_LAYER_PARTICLES (2^20) points",
             });
         }
         Ok(())

@@ -3,14 +3,20 @@
 //! every committed corpus file through the same code (`tests/fuzz_corpus.rs`). Not
 //! part of the public API.
 //!
-//! Sizes are bounded here, in the harness, not in the library: at most
-//! [`MAX_PARTICLES`] particles, small emitters, a few steps, so that one input cannot
-//! run for long or take much memory. What is checked beyond "no panic": a call that
+//! Sizes are bounded here, in the harness: at most [`MAX_PARTICLES`] particles, small
+//! emitters, a few steps, so that one input cannot run for long or take much memory.
+//! What the harness cannot bound before loading, a checkpoint's emitters, the library
+//! bounds: a nozzle's layer holds at most
+//! [`MAX_LAYER_PARTICLES`](crate::MAX_LAYER_PARTICLES) points (12 MB), checked before
+//! it is built, and the harness steps only states with small emitters. What is checked beyond "no panic": a call that
 //! fails leaves the solver as it was; a step that succeeds leaves every particle
 //! finite and inside the domain with unique ids; a checkpoint that loads saves back to
 //! the same bytes.
 
 use pbf_grid::fuzzing::ByteReader;
+/// The corpus replay of the stable tests, here for `pbf-cli`, which has no `pbf-grid`
+/// dependency of its own.
+pub use pbf_grid::fuzzing::replay_corpus;
 
 use crate::{
     Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, Params, Shape, Solver,

@@ -77,7 +77,7 @@ mod vorticity;
 pub use checkpoint::{CHECKPOINT_VERSION, CheckpointError};
 pub use collide::{Collider, ColliderKind, Domain, Shape};
 pub use diagnostics::{PhaseTimes, StepDiagnostics};
-pub use emitter::{Emitter, MAX_LAYERS_PER_STEP};
+pub use emitter::{Emitter, MAX_LAYER_PARTICLES, MAX_LAYERS_PER_STEP};
 pub use error::CoreError;
 pub use params::{Backend, Iterations, Params, ParamsBuilder};
 pub use solver::{MAX_PARTICLES, Solver};

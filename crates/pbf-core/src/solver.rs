@@ -282,8 +282,10 @@ impl<const D: usize> Solver<D> {
     /// the domain.
     ///
     /// # Errors
-    /// [`CoreError::InvalidEmitter`] when the nozzle leaves the domain, when (`radius`)
-    /// its layer would hold more than [`MAX_PARTICLES`] particles, or (`speed`)
+    /// [`CoreError::InvalidEmitter`] when (`radius`) its layer would hold more than
+    /// [`MAX_LAYER_PARTICLES`](crate::MAX_LAYER_PARTICLES) points (checked from the
+    /// radius, before the layer is allocated), when (`origin`) the nozzle leaves the
+    /// domain, or (`speed`)
     /// when one step would emit more than
     /// [`MAX_LAYERS_PER_STEP`](crate::MAX_LAYERS_PER_STEP) layers or more
     /// particles than [`MAX_PARTICLES`].
@@ -297,7 +299,9 @@ impl<const D: usize> Solver<D> {
     /// # Ok::<(), pbf_core::CoreError>(())
     /// ```
     pub fn add_emitter(&mut self, mut emitter: Emitter<D>) -> Result<(), CoreError> {
-        // Bound the layer before building it: a huge nozzle would exhaust memory.
+        // Bound the layer before building it: a huge nozzle would exhaust memory, even
+        // one that fits a wide enough domain (found by the `checkpoint_load` fuzz
+        // target; `tests/errors.rs::an_emitter_layer_too_large_for_memory_is_rejected`).
         emitter.check_layer(self.params.spacing())?;
         emitter.prepare(self.params.spacing());
         emitter.check_rate(self.params.time_step(), self.params.spacing())?;

@@ -3,8 +3,8 @@
 //! bytes, which hold the whole state, are unchanged).
 
 use pbf_core::{
-    Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, MAX_PARTICLES, Params, Shape,
-    Solver,
+    Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, MAX_LAYER_PARTICLES,
+    MAX_PARTICLES, Params, Shape, Solver,
 };
 
 fn solver2() -> Solver<2> {
@@ -430,8 +430,9 @@ fn bad_emitters_are_rejected() {
         "{err}"
     );
     // Regression (fuzz target `checkpoint_load`): a nozzle so wide that its layer
-    // alone would hold more particles than the maximum; it was built (and memory
-    // exhausted) before the nozzle was checked.
+    // alone would hold more points than `MAX_PARTICLES`; it was built (and memory
+    // exhausted) before the nozzle was checked. See also
+    // `an_emitter_layer_too_large_for_memory_is_rejected`.
     let e = Emitter::new(o, d, 1.0, 1e30, 0.0, 1.0).unwrap();
     let err = fails_unchanged(|s| s.add_emitter(e.clone()));
     assert!(
@@ -451,6 +452,63 @@ fn bad_emitters_are_rejected() {
         matches!(err, CoreError::InvalidEmitter { field: "speed", .. }),
         "{err}"
     );
+}
+
+#[test]
+fn an_emitter_layer_too_large_for_memory_is_rejected() {
+    // Regression (fuzz target `checkpoint_load`, out of memory): in a domain wide
+    // enough to hold it, a nozzle 20,001 spacings across passed every check (its
+    // layer of ~5e8 points is below `MAX_PARTICLES` and lies inside the domain), so
+    // `add_emitter` asked for a layer of several gigabytes. It is now rejected, from
+    // the nozzle's radius alone, before anything is allocated.
+    let spacing = 1.0 / 16.0;
+    let mut s = Solver::new(
+        Params::<3>::builder(spacing).build().unwrap(),
+        Domain::new([0.0; 3], [1e4; 3]).unwrap(),
+    )
+    .unwrap();
+    let before = s.checkpoint().unwrap();
+    let down = [0.0, -1.0, 0.0];
+    let e = Emitter::new([5e3; 3], down, 1.0, 10_000.0 * spacing, 0.0, 1.0).unwrap();
+    let err = s.add_emitter(e).expect_err("a layer of ~3e8 points");
+    assert!(
+        matches!(err, CoreError::InvalidEmitter { field: "radius", value, .. } if value == 625.0),
+        "{err}"
+    );
+    assert_eq!(s.checkpoint().unwrap(), before, "{err} changed the solver");
+    // The widest nozzle allowed (a square of 1023 x 1023 lattice points encloses it)
+    // is accepted; half a spacing wider is not.
+    let steps = ((MAX_LAYER_PARTICLES as f64).sqrt() as usize - 1) / 2;
+    assert_eq!(steps, 511);
+    let widest = steps as f32 * spacing;
+    let e = Emitter::new([5e3; 3], down, 1.0, widest + 0.5 * spacing, 0.0, 1.0).unwrap();
+    s.add_emitter(e).unwrap();
+    let e = Emitter::new([5e3; 3], down, 1.0, widest + spacing, 0.0, 1.0).unwrap();
+    assert!(matches!(
+        s.add_emitter(e),
+        Err(CoreError::InvalidEmitter {
+            field: "radius",
+            ..
+        })
+    ));
+    assert_eq!(s.emitters().len(), 1);
+    // In 2D the bound counts the points of the segment.
+    let mut s = Solver::new(
+        Params::<2>::builder(1.0).build().unwrap(),
+        Domain::new([0.0; 2], [1e7; 2]).unwrap(),
+    )
+    .unwrap();
+    let half = (MAX_LAYER_PARTICLES / 2) as f32;
+    let e = Emitter::new([5e6; 2], [0.0, -1.0], 1.0, half, 0.0, 1.0).unwrap();
+    assert!(matches!(
+        s.add_emitter(e),
+        Err(CoreError::InvalidEmitter {
+            field: "radius",
+            ..
+        })
+    ));
+    let e = Emitter::new([5e6; 2], [0.0, -1.0], 1.0, half - 1.0, 0.0, 1.0).unwrap();
+    s.add_emitter(e).unwrap();
 }
 
 #[test]

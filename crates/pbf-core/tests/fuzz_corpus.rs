@@ -3,36 +3,18 @@
 //! so that CI checks the whole corpus (and every crash turned regression input) on
 //! every submission. Run the fuzzers with `cargo +nightly fuzz run TARGET`.
 
-use std::path::PathBuf;
-
-fn replay(target: &str, harness: impl Fn(&[u8]) + std::panic::RefUnwindSafe) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fuzz/corpus")
-        .join(target);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|entry| entry.expect("directory entry").path())
-        .collect();
-    files.sort();
-    assert!(
-        files.len() >= 10,
-        "{} holds only {} inputs",
-        dir.display(),
-        files.len()
-    );
-    for file in &files {
-        let data = std::fs::read(file).expect("corpus file");
-        let outcome = std::panic::catch_unwind(|| harness(&data));
-        assert!(outcome.is_ok(), "corpus input {} fails", file.display());
-    }
-}
+use pbf_core::fuzzing::{checkpoint_load, replay_corpus, solver_step};
 
 #[test]
 fn solver_step_corpus_replays() {
-    replay("solver_step", pbf_core::fuzzing::solver_step);
+    replay_corpus(env!("CARGO_MANIFEST_DIR"), "solver_step", solver_step);
 }
 
 #[test]
 fn checkpoint_load_corpus_replays() {
-    replay("checkpoint_load", pbf_core::fuzzing::checkpoint_load);
+    replay_corpus(
+        env!("CARGO_MANIFEST_DIR"),
+        "checkpoint_load",
+        checkpoint_load,
+    );
 }

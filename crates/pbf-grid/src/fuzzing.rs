@@ -14,6 +14,46 @@
 
 use crate::{Grid, GridError, distance2, within};
 
+/// The fewest inputs a committed corpus may hold: fewer means it was not found or was
+/// emptied, and the replay would check nothing.
+pub const MIN_CORPUS_INPUTS: usize = 10;
+
+/// Replays every file of the committed corpus `fuzz/corpus/TARGET/` through the
+/// target's `harness`, in name order: the stable tests (`tests/fuzz_corpus.rs` of
+/// `pbf-grid`, `pbf-core` and `pbf-cli`, which reaches it as
+/// `pbf_core::fuzzing::replay_corpus`) call it so that CI checks every corpus input,
+/// and every crash turned regression input, on every submission. `manifest_dir` is
+/// the calling crate's `env!("CARGO_MANIFEST_DIR")` (a crate of `crates/`).
+///
+/// # Panics
+/// When the directory cannot be read, holds fewer than [`MIN_CORPUS_INPUTS`] files,
+/// or an input makes the harness panic (the message names the input).
+pub fn replay_corpus(
+    manifest_dir: &str,
+    target: &str,
+    harness: impl Fn(&[u8]) + std::panic::RefUnwindSafe,
+) {
+    let dir = std::path::Path::new(manifest_dir)
+        .join("../../fuzz/corpus")
+        .join(target);
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("directory entry").path())
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= MIN_CORPUS_INPUTS,
+        "{} holds only {} inputs",
+        dir.display(),
+        files.len()
+    );
+    for file in &files {
+        let data = std::fs::read(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let outcome = std::panic::catch_unwind(|| harness(&data));
+        assert!(outcome.is_ok(), "corpus input {} fails", file.display());
+    }
+}
+
 /// The most points one input makes (the brute-force check is quadratic).
 pub const MAX_POINTS: usize = 192;
 
