@@ -30,9 +30,17 @@ pub(crate) fn jacobi_relaxation<const D: usize>(
     params: &crate::Params<D>,
     kernel: &Kernel<D>,
 ) -> f32 {
-    let s = f64::from(params.spacing());
-    let reach = (kernel.h() / params.spacing()).ceil() as i32;
-    let scale = f64::from(params.mass() / params.rest_density());
+    // In units of the spacing, so that every scale computes from the same numbers:
+    // computed at the scene's own scale, the 2D value at s = 0.0005 differed from the
+    // one at s = 0.05 by an ulp, which a chaotic flow grows into visible differences.
+    // Positions are then the lattice offsets k, the particle volume m / rho0 is 1 and
+    // eps = cfm_rel / (h / s)^2.
+    debug_assert_eq!(kernel.h(), params.kernel_radius(), "the solver's kernel");
+    let ratio = params.kernel_radius() / params.spacing();
+    let kernel = &Kernel::<D>::new(ratio).expect("h / s is finite and positive");
+    let s = 1.0f64;
+    let reach = ratio.ceil() as i32;
+    let scale = 1.0f64;
     // Half the neighbours (g is odd: the sum over all is 2i sum_half g sin(q.x)).
     let side = (2 * reach + 1) as usize;
     let mut half: Vec<([f64; D], [f64; D])> = Vec::new();
@@ -51,7 +59,7 @@ pub(crate) fn jacobi_relaxation<const D: usize>(
             half.push((k.map(f64::from), g));
         }
     }
-    let denominator = sum_sq + f64::from(params.cfm_epsilon());
+    let denominator = sum_sq + f64::from(params.cfm_rel()) / f64::from(ratio).powi(2);
     // Wave vectors q s in [0, pi]^D on a grid (the spectrum is symmetric in each axis).
     const STEPS: usize = 24;
     let mut a_max = 0.0f64;
@@ -73,7 +81,9 @@ pub(crate) fn jacobi_relaxation<const D: usize>(
         let a = 4.0 * sum.iter().map(|c| c * c).sum::<f64>() / denominator;
         a_max = a_max.max(a);
     }
-    (4.0 / 3.0 / a_max).min(1.0) as f32
+    // Rounded down to a multiple of 2^-12, so that a ratio h / s that rounds
+    // differently at two scales still gives the same value.
+    ((4.0 / 3.0 / a_max).min(1.0) * 4096.0).floor() as f32 / 4096.0
 }
 
 /// The constants of the constraint passes.
@@ -229,9 +239,15 @@ mod tests {
         let two = Params::<2>::builder(0.05).build().unwrap();
         let w2 = jacobi_relaxation(&two, &Kernel::<2>::new(two.kernel_radius()).unwrap());
         assert!((w2 - 4.0 / 3.0 / 2.02).abs() < 0.01, "2D {w2}");
-        // Scale-free: the same at another spacing.
-        let big = Params::<3>::builder(2.0).build().unwrap();
-        let wb = jacobi_relaxation(&big, &Kernel::<3>::new(big.kernel_radius()).unwrap());
-        assert!((wb - w3).abs() < 1e-4, "{wb} vs {w3}");
+        // Scale-free: bit for bit the same at every spacing (an ulp apart, a chaotic
+        // flow would drift apart at different scales).
+        for s in [0.0005f32, 5.0, 2.0, 1e-3, 1e3] {
+            let p3 = Params::<3>::builder(s).build().unwrap();
+            let p2 = Params::<2>::builder(s).build().unwrap();
+            let k3 = Kernel::<3>::new(p3.kernel_radius()).unwrap();
+            let k2 = Kernel::<2>::new(p2.kernel_radius()).unwrap();
+            assert_eq!(jacobi_relaxation(&p3, &k3).to_bits(), w3.to_bits(), "3D, s = {s}");
+            assert_eq!(jacobi_relaxation(&p2, &k2).to_bits(), w2.to_bits(), "2D, s = {s}");
+        }
     }
 }
