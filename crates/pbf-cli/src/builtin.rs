@@ -9,12 +9,12 @@
 use std::fmt::Write as _;
 
 use pbf_core::scenes::{self, AnySolver, SPACING};
-use pbf_core::{Backend, ColliderKind, Iterations, Shape, Solver};
+use pbf_core::{Backend, ColliderKind, Iterations, Relaxation, Shape, Solver};
 
 use crate::error::CliError;
 use crate::scene::{
-    AdaptiveSpec, BackendName, BlockSpec, ColliderSpec, ContainerSpec, DomainSpec, RunSpec,
-    SceneFile, ShapeName, SolverSpec,
+    AdaptiveSpec, BackendName, BlockSpec, ColliderSpec, ContainerSpec, DomainSpec, RelaxationSpec,
+    RunSpec, SceneFile, ShapeName, SolverSpec,
 };
 
 /// The particle count `pbf init` uses when none is given: 8000 in 3D, 2000 in 2D.
@@ -185,6 +185,10 @@ fn describe<const D: usize>(solver: &Solver<D>, blocks: &[(Vec<f32>, Vec<f32>)])
         xsph_c: Some(num(p.xsph_c())),
         vorticity_rel: Some(num(p.vorticity_rel())),
         unilateral: Some(p.unilateral()),
+        relaxation: Some(match p.relaxation() {
+            Relaxation::Auto => RelaxationSpec::Auto,
+            Relaxation::Fixed(w) => RelaxationSpec::Fixed(num(w)),
+        }),
         backend: Some(match p.backend() {
             Backend::Lanes => BackendName::Lanes,
             Backend::Scalar => BackendName::Scalar,
@@ -361,6 +365,14 @@ pub fn scene_to_toml(file: &SceneFile, title: &str) -> String {
         "unilateral",
         s.unilateral.map(|b| b.to_string()),
         "correct compression only",
+    );
+    w.opt(
+        "relaxation",
+        s.relaxation.map(|r| match r {
+            RelaxationSpec::Auto => "\"auto\"".to_owned(),
+            RelaxationSpec::Fixed(w) => float(w),
+        }),
+        "Jacobi omega: \"auto\" (stable at 1-2 iterations) or (0, 1]; 1 converges faster",
     );
     w.opt(
         "backend",

@@ -18,6 +18,7 @@
 //! xsph_c = 0.01
 //! vorticity_rel = 0.1
 //! unilateral = true
+//! relaxation = "auto"                # or a Jacobi relaxation omega in (0, 1]; 1 = unrelaxed
 //! backend = "lanes"                  # or "scalar"
 //!
 //! [domain]
@@ -56,9 +57,10 @@ use std::path::{Path, PathBuf};
 
 use pbf_core::scenes::AnySolver;
 use pbf_core::{
-    Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, Params, Shape, Solver,
+    Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, Params, Relaxation,
+    Shape, Solver,
 };
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::{CliError, SceneError};
 use crate::spans::{KeyPath, Spans};
@@ -122,6 +124,7 @@ pub struct SolverSpec {
     pub xsph_c: Option<f64>,
     pub vorticity_rel: Option<f64>,
     pub unilateral: Option<bool>,
+    pub relaxation: Option<RelaxationSpec>,
     pub backend: Option<BackendName>,
 }
 
@@ -134,6 +137,65 @@ pub struct AdaptiveSpec {
     pub max_density_error_percent: f64,
     pub min: u32,
     pub max: u32,
+}
+
+/// `relaxation = "auto"` or a number: the Jacobi relaxation of the constraint passes,
+/// [`pbf_core::Relaxation`] (the library checks that a number is in `(0, 1]`).
+///
+/// ```
+/// use pbf_cli::scene::RelaxationSpec;
+/// #[derive(serde::Deserialize)]
+/// struct T { relaxation: RelaxationSpec }
+/// let t: T = toml::from_str("relaxation = \"auto\"").unwrap();
+/// assert_eq!(t.relaxation, RelaxationSpec::Auto);
+/// let t: T = toml::from_str("relaxation = 1").unwrap();
+/// assert_eq!(t.relaxation, RelaxationSpec::Fixed(1.0));
+/// assert!(toml::from_str::<T>("relaxation = \"none\"").is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RelaxationSpec {
+    /// `"auto"`: [`pbf_core::Relaxation::Auto`], stable for any iteration count.
+    Auto,
+    /// A number: [`pbf_core::Relaxation::Fixed`].
+    Fixed(f64),
+}
+
+impl Serialize for RelaxationSpec {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            RelaxationSpec::Auto => serializer.serialize_str("auto"),
+            RelaxationSpec::Fixed(w) => serializer.serialize_f64(w),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RelaxationSpec {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = RelaxationSpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("\"auto\" or a number in (0, 1]")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                if v == "auto" {
+                    Ok(RelaxationSpec::Auto)
+                } else {
+                    Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
+                }
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(RelaxationSpec::Fixed(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(RelaxationSpec::Fixed(v as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(RelaxationSpec::Fixed(v as f64))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 /// `backend = "lanes" | "scalar"`.
@@ -621,6 +683,12 @@ impl Scene {
         }
         if let Some(v) = s.unilateral {
             b = b.unilateral(v);
+        }
+        if let Some(v) = s.relaxation {
+            b = b.relaxation(match v {
+                RelaxationSpec::Auto => Relaxation::Auto,
+                RelaxationSpec::Fixed(w) => Relaxation::Fixed(w as f32),
+            });
         }
         if let Some(v) = s.backend {
             b = b.backend(match v {

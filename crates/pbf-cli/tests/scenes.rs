@@ -231,6 +231,64 @@ fn solver_parameters_are_mapped_back_to_their_keys() {
     assert_eq!(e.field.as_deref(), Some("solver.adaptive"));
 }
 
+/// The Jacobi relaxation the scene's solver resolved (3D scenes).
+fn relaxation_of(text: &str) -> (pbf_core::Relaxation, f32) {
+    match Scene::parse(text, "r.toml").expect("parses").build() {
+        Ok(scenes::AnySolver::Three(s)) => (s.params().relaxation(), s.relaxation()),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn relaxation_takes_auto_or_a_number_and_bad_values_are_positioned() {
+    use pbf_core::Relaxation;
+    let with = |value: &str| {
+        GOOD.replace(
+            "time_step = 0.01",
+            &format!("time_step = 0.01\nrelaxation = {value}"),
+        )
+    };
+    let (default, omega) = relaxation_of(GOOD);
+    assert_eq!(default, Relaxation::Auto);
+    assert_eq!(relaxation_of(&with("\"auto\"")), (Relaxation::Auto, omega));
+    assert_eq!(relaxation_of(&with("0.8")), (Relaxation::Fixed(0.8), 0.8));
+    assert_eq!(relaxation_of(&with("1")), (Relaxation::Fixed(1.0), 1.0));
+    // An unknown word and a wrong type: serde's errors, at the value.
+    for bad in ["\"none\"", "true"] {
+        let text = with(bad);
+        let e = scene_error(&text);
+        assert_eq!(e.field.as_deref(), Some("solver.relaxation"), "{e}");
+        assert_eq!(e.line, position(&text, "relaxation").0, "{e}");
+        assert!(e.message.contains("\"auto\" or a number in (0, 1]"), "{e}");
+    }
+    // Out of range: pbf-core's error, mapped back to the key.
+    for bad in ["1.5", "0", "-0.3", "nan", "inf"] {
+        let text = with(bad);
+        let e = scene_error(&text);
+        assert_eq!(e.field.as_deref(), Some("solver.relaxation"), "{e}");
+        assert_eq!((e.line, e.column), position(&text, "relaxation"), "{e}");
+        assert!(e.message.contains("must be in (0, 1]"), "{e}");
+    }
+}
+
+#[test]
+fn a_fixed_relaxation_survives_the_toml_writer() {
+    let mut file = pbf_cli::builtin_scene("glass", PARTICLES, 0.0, 1).expect("builtin");
+    assert_eq!(
+        file.solver.relaxation,
+        Some(pbf_cli::scene::RelaxationSpec::Auto)
+    );
+    file.solver.relaxation = Some(pbf_cli::scene::RelaxationSpec::Fixed(0.75));
+    let text = pbf_cli::scene_to_toml(&file, "glass, unrelaxed a little");
+    assert!(text.contains("relaxation = 0.75"), "{text}");
+    let scene = Scene::parse(&text, "g.toml").expect("parses");
+    assert_eq!(scene.file, file);
+    assert_eq!(
+        relaxation_of(&text),
+        (pbf_core::Relaxation::Fixed(0.75), 0.75)
+    );
+}
+
 #[test]
 fn shapes_take_their_own_fields() {
     let text = GOOD.replace("radius = 0.1", "radius = 0.1\nheight = 0.3");

@@ -1,7 +1,7 @@
 //! Checkpoints: the whole state of a [`Solver`](crate::Solver) as bytes, restored so that
 //! the run continues bit for bit as if it had never stopped (feature `serde`).
 //!
-//! # Format (version 1)
+//! # Format (version 2)
 //!
 //! | bytes | content |
 //! |---|---|
@@ -11,6 +11,11 @@
 //! | 16..24 | payload length in bytes, `u64` little-endian |
 //! | 24..32 | FNV-1a 64 hash of the payload, `u64` little-endian |
 //! | 32.. | payload: the state, encoded with serde in the `postcard` format |
+//!
+//! Version 2 added the Jacobi relaxation ([`Relaxation`](crate::Relaxation)) to the
+//! parameters; a version 1 file is refused with
+//! [`CheckpointError::UnsupportedVersion`] (postcard is not self-describing, so its
+//! payload would not decode as version 2).
 //!
 //! The payload holds the parameters, the domain and its response, the colliders, the
 //! emitters (with how far their newest layer has travelled), every per-particle array
@@ -31,7 +36,7 @@
 use crate::CoreError;
 
 /// The checkpoint format version this build writes and reads.
-pub const CHECKPOINT_VERSION: u32 = 1;
+pub const CHECKPOINT_VERSION: u32 = 2;
 
 /// The first eight bytes of every checkpoint.
 pub const CHECKPOINT_MAGIC: [u8; 8] = *b"PBFCKPT\0";
@@ -204,8 +209,8 @@ mod state {
     use super::{CheckpointError, header, split_header};
     use crate::solver::RestoredState;
     use crate::{
-        Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, Params, Shape,
-        Solver,
+        Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, Params,
+        Relaxation, Shape, Solver,
     };
 
     #[derive(Serialize, Deserialize)]
@@ -234,6 +239,9 @@ mod state {
         vorticity_rel: f32,
         unilateral: bool,
         scalar_backend: bool,
+        /// `None`: [`Relaxation::Auto`] (resolved again on loading, to the same bits);
+        /// `Some(w)`: [`Relaxation::Fixed`]. Added in version 2.
+        relaxation: Option<f32>,
     }
 
     #[derive(Serialize, Deserialize)]
@@ -343,6 +351,10 @@ mod state {
             vorticity_rel: p.vorticity_rel,
             unilateral: p.unilateral,
             scalar_backend: p.backend == Backend::Scalar,
+            relaxation: match p.relaxation {
+                Relaxation::Auto => None,
+                Relaxation::Fixed(w) => Some(w),
+            },
         };
         let colliders = solver
             .colliders()
@@ -540,6 +552,7 @@ mod state {
             .xsph_c(p.xsph_c)
             .vorticity_rel(p.vorticity_rel)
             .unilateral(p.unilateral)
+            .relaxation(p.relaxation.map_or(Relaxation::Auto, Relaxation::Fixed))
             .backend(if p.scalar_backend {
                 Backend::Scalar
             } else {
@@ -762,15 +775,17 @@ mod tests {
             split_header(&flipped),
             Err(CheckpointError::Corrupted { .. })
         ));
-        let mut newer = file.clone();
-        newer[8] = 2;
-        assert_eq!(
-            split_header(&newer),
-            Err(CheckpointError::UnsupportedVersion {
-                found: 2,
-                supported: 1
-            })
-        );
+        for other in [1, 3] {
+            let mut file = file.clone();
+            file[8] = other;
+            assert_eq!(
+                split_header(&file),
+                Err(CheckpointError::UnsupportedVersion {
+                    found: u32::from(other),
+                    supported: 2
+                })
+            );
+        }
         assert_eq!(
             split_header(&file[..34]),
             Err(CheckpointError::Truncated {

@@ -94,7 +94,8 @@ pub(crate) struct Constraint<'a, const D: usize> {
     pub(crate) rest_density: f32,
     pub(crate) epsilon: f32,
     pub(crate) unilateral: bool,
-    /// The Jacobi relaxation `omega` that scales every lambda ([`jacobi_relaxation`]).
+    /// The Jacobi relaxation `omega` that scales every lambda (the parameters'
+    /// [`Relaxation`](crate::Relaxation); `Auto` is [`jacobi_relaxation`]).
     pub(crate) relaxation: f32,
     /// The walls, which add density and constraint gradient near them.
     pub(crate) boundary: Boundary<'a, D>,
@@ -124,7 +125,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
     /// For every particle: the density `rho_i = m sum_j W_ij + rho0 Phi(walls)` (j = i
     /// included, as `W(0)`; see [`crate::boundary`] for the walls' share), the
     /// multiplier `lambda_i = -omega C_i / (sum_k |grad_k C_i|^2 + eps)` (`omega`: the
-    /// [`jacobi_relaxation`]) with
+    /// resolved [`Relaxation`](crate::Relaxation), by default [`jacobi_relaxation`]) with
     /// `C_i = rho_i / rho0 - 1` (clamped at 0 when unilateral), and the number of
     /// particles within h (itself included).
     pub(crate) fn lambda_pass<L: Lane>(

@@ -19,7 +19,8 @@ use pbf_grid::fuzzing::ByteReader;
 pub use pbf_grid::fuzzing::replay_corpus;
 
 use crate::{
-    Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, Params, Shape, Solver,
+    Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, Params, Relaxation,
+    Shape, Solver,
 };
 
 /// The most particles one input makes.
@@ -107,6 +108,9 @@ fn params<const D: usize>(r: &mut ByteReader<'_>) -> Result<Params<D>, CoreError
     }
     if set(13) {
         b = b.backend(Backend::Scalar);
+    }
+    if set(14) {
+        b = b.relaxation(Relaxation::Fixed(value(r, 1.0 / 64.0)));
     }
     b.build()
 }

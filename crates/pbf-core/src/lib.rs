@@ -79,5 +79,5 @@ pub use collide::{Collider, ColliderKind, Domain, Shape};
 pub use diagnostics::{PhaseTimes, StepDiagnostics};
 pub use emitter::{Emitter, MAX_LAYER_PARTICLES, MAX_LAYERS_PER_STEP};
 pub use error::CoreError;
-pub use params::{Backend, Iterations, Params, ParamsBuilder};
+pub use params::{Backend, Iterations, Params, ParamsBuilder, Relaxation};
 pub use solver::{MAX_PARTICLES, Solver};

@@ -8,7 +8,7 @@ use crate::emitter::Emitter;
 use crate::lanes::Lane;
 use crate::lists::{NeighbourLists, Neighbourhood, room_per_particle};
 use crate::parallel::{deterministic_sum, for_each_chunk, max_of};
-use crate::{Backend, CoreError, Iterations, Params, viscosity, vorticity};
+use crate::{Backend, CoreError, Iterations, Params, Relaxation, viscosity, vorticity};
 use core::ops::Range;
 use pbf_grid::Grid;
 use pbf_kernels::{Kernel, TensileCorrection, f32x8};
@@ -122,7 +122,8 @@ pub struct Solver<const D: usize> {
     params: Params<D>,
     kernel: Kernel<D>,
     tensile: TensileCorrection,
-    /// The Jacobi relaxation of the constraint passes (`constraint::jacobi_relaxation`).
+    /// The Jacobi relaxation of the constraint passes: the parameters' [`Relaxation`],
+    /// `Auto` resolved (`constraint::jacobi_relaxation`).
     relaxation: f32,
     walls: WallTables,
     domain: Domain<D>,
@@ -194,7 +195,10 @@ impl<const D: usize> Solver<D> {
             }
         }
         let walls = WallTables::new(&kernel);
-        let relaxation = jacobi_relaxation(&params, &kernel);
+        let relaxation = match params.relaxation() {
+            Relaxation::Auto => jacobi_relaxation(&params, &kernel),
+            Relaxation::Fixed(w) => w,
+        };
         Ok(Self {
             params,
             kernel,
@@ -1038,6 +1042,23 @@ impl<const D: usize> Solver<D> {
     /// The radius of the neighbour search and the lists: `h (1 + LIST_SKIN)`.
     pub(crate) fn list_radius(&self) -> f32 {
         self.kernel.h() * (1.0 + LIST_SKIN)
+    }
+
+    /// The Jacobi relaxation `omega` the constraint passes scale every lambda by: the
+    /// value of [`Relaxation::Fixed`], or what [`Relaxation::Auto`] resolves to for
+    /// these parameters (`min(1, (4/3) / a_max)` from the rest lattice's spectrum).
+    ///
+    /// ```
+    /// use pbf_core::{Domain, Params, Relaxation, Solver};
+    /// let auto = Solver::new(Params::<3>::builder(0.05).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
+    /// assert!((auto.relaxation() - 0.505).abs() < 0.01);
+    /// let params = Params::<3>::builder(0.05).relaxation(Relaxation::Fixed(1.0)).build()?;
+    /// let unrelaxed = Solver::new(params, Domain::new([0.0; 3], [1.0; 3])?)?;
+    /// assert_eq!(unrelaxed.relaxation(), 1.0);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn relaxation(&self) -> f32 {
+        self.relaxation
     }
 
     /// The kernel (radius and constants).

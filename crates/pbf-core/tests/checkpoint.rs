@@ -1,7 +1,8 @@
 //! Checkpoints: a restored run continues bit for bit; bad bytes are typed errors.
 
 use pbf_core::{
-    CheckpointError, Collider, ColliderKind, CoreError, Domain, Emitter, Params, Shape, Solver,
+    CheckpointError, Collider, ColliderKind, CoreError, Domain, Emitter, Params, Relaxation, Shape,
+    Solver,
 };
 
 fn scene_2d() -> Solver<2> {
@@ -101,6 +102,30 @@ fn restored_3d_run_continues_bit_identically() {
 }
 
 #[test]
+fn a_fixed_relaxation_is_saved_and_the_restored_run_continues_bit_identically() {
+    let params = Params::<2>::builder(0.02)
+        .relaxation(Relaxation::Fixed(0.8))
+        .build()
+        .unwrap();
+    let mut a = Solver::new(params, Domain::new([0.0; 2], [1.0, 0.8]).unwrap()).unwrap();
+    a.add_block([0.0, 0.0], [0.3, 0.5], [0.0; 2]).unwrap();
+    for _ in 0..5 {
+        a.step().unwrap();
+    }
+    let b = Solver::<2>::from_checkpoint(&a.checkpoint().unwrap()).unwrap();
+    assert_eq!(b.params().relaxation(), Relaxation::Fixed(0.8));
+    assert_eq!(b.relaxation(), 0.8);
+    continues_bit_identically(a, 0, 20);
+    // `Auto` stays `Auto` (resolved again on loading, to the same value).
+    let auto = Solver::<2>::from_checkpoint(&scene_2d().checkpoint().unwrap()).unwrap();
+    assert_eq!(auto.params().relaxation(), Relaxation::Auto);
+    assert_eq!(
+        auto.relaxation().to_bits(),
+        scene_2d().relaxation().to_bits()
+    );
+}
+
+#[test]
 fn restored_run_is_bit_identical_on_another_thread_count() {
     let mut a = scene_2d();
     for _ in 0..10 {
@@ -171,15 +196,19 @@ fn corrupted_checkpoint_is_an_error() {
 #[test]
 fn wrong_version_or_dimension_is_an_error() {
     let bytes = scene_2d().checkpoint().unwrap();
-    let mut newer = bytes.clone();
-    newer[8..12].copy_from_slice(&2u32.to_le_bytes());
-    assert_eq!(
-        checkpoint_error(Solver::<2>::from_checkpoint(&newer)),
-        CheckpointError::UnsupportedVersion {
-            found: 2,
-            supported: pbf_core::CHECKPOINT_VERSION
-        }
-    );
+    assert_eq!(bytes[8..12], pbf_core::CHECKPOINT_VERSION.to_le_bytes());
+    // Version 1 (before the relaxation was saved) and a future version.
+    for found in [1, pbf_core::CHECKPOINT_VERSION + 1] {
+        let mut other = bytes.clone();
+        other[8..12].copy_from_slice(&found.to_le_bytes());
+        assert_eq!(
+            checkpoint_error(Solver::<2>::from_checkpoint(&other)),
+            CheckpointError::UnsupportedVersion {
+                found,
+                supported: pbf_core::CHECKPOINT_VERSION
+            }
+        );
+    }
     let err = Solver::<3>::from_checkpoint(&bytes).unwrap_err();
     assert!(
         matches!(&err, CoreError::Checkpoint(e) if **e == CheckpointError::WrongDimension { found: 2, expected: 3 }),
@@ -206,6 +235,34 @@ fn bad_values_inside_a_checkpoint_get_the_api_errors() {
             err,
             CoreError::InvalidParameter {
                 field: "spacing",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // A relaxation out of range: postcard writes `Some(0.75)` as 1 then the f32.
+    let params = Params::<3>::builder(0.05)
+        .relaxation(Relaxation::Fixed(0.75))
+        .build()
+        .unwrap();
+    let fixed = Solver::new(params, Domain::new([0.0; 3], [1.0; 3]).unwrap())
+        .unwrap()
+        .checkpoint()
+        .unwrap();
+    let mut needle = vec![1u8];
+    needle.extend_from_slice(&0.75f32.to_le_bytes());
+    let mut bad = fixed[32..].to_vec();
+    let at = bad
+        .windows(5)
+        .position(|w| w == needle)
+        .expect("the relaxation in the payload");
+    bad[at + 1..at + 5].copy_from_slice(&1.5f32.to_le_bytes());
+    let err = Solver::<3>::from_checkpoint(&pbf_core::fuzzing::seal(3, &bad)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            CoreError::InvalidParameter {
+                field: "relaxation",
                 ..
             }
         ),

@@ -4,7 +4,7 @@
 
 use pbf_core::{
     Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, MAX_LAYER_PARTICLES,
-    MAX_PARTICLES, Params, Shape, Solver,
+    MAX_PARTICLES, Params, Relaxation, Shape, Solver,
 };
 
 fn solver2() -> Solver<2> {
@@ -182,6 +182,33 @@ fn negative_or_nan_parameters_are_rejected() {
     for (result, field) in cases {
         assert_eq!(parameter_field(result).0, field);
     }
+}
+
+#[test]
+fn relaxation_outside_zero_to_one_is_rejected() {
+    let b = || Params::<3>::builder(0.1);
+    for bad in [
+        0.0,
+        -0.0,
+        -0.5,
+        1.0 + f32::EPSILON,
+        2.0,
+        f32::NAN,
+        f32::INFINITY,
+    ] {
+        let (field, value) = parameter_field(b().relaxation(Relaxation::Fixed(bad)).build());
+        assert_eq!(field, "relaxation", "{bad}");
+        assert_eq!(value.to_bits(), f64::from(bad).to_bits(), "{bad}");
+    }
+    let err = b().relaxation(Relaxation::Fixed(1.5)).build().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "parameter `relaxation` = 1.5 is invalid: must be in (0, 1]"
+    );
+    for good in [f32::MIN_POSITIVE, 0.5, 1.0] {
+        assert!(b().relaxation(Relaxation::Fixed(good)).build().is_ok());
+    }
+    assert!(b().relaxation(Relaxation::Auto).build().is_ok());
 }
 
 #[test]
