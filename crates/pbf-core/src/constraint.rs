@@ -247,8 +247,16 @@ mod tests {
             let p2 = Params::<2>::builder(s).build().unwrap();
             let k3 = Kernel::<3>::new(p3.kernel_radius()).unwrap();
             let k2 = Kernel::<2>::new(p2.kernel_radius()).unwrap();
-            assert_eq!(jacobi_relaxation(&p3, &k3).to_bits(), w3.to_bits(), "3D, s = {s}");
-            assert_eq!(jacobi_relaxation(&p2, &k2).to_bits(), w2.to_bits(), "2D, s = {s}");
+            assert_eq!(
+                jacobi_relaxation(&p3, &k3).to_bits(),
+                w3.to_bits(),
+                "3D, s = {s}"
+            );
+            assert_eq!(
+                jacobi_relaxation(&p2, &k2).to_bits(),
+                w2.to_bits(),
+                "2D, s = {s}"
+            );
         }
     }
 }
