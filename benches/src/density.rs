@@ -5,7 +5,8 @@
 //! neighbour lists: `density[i] = sum_j W(|x_i - x_j|)` over the sorted `j` within h,
 //! `i` included (the grid's predicate `r^2 < h^2`). The lanes hold sixteen consecutive
 //! candidates of one cell range (contiguous loads, no gathers; the tail of a range is
-//! masked), and four points of a cell share every load of a candidate block. (Packing
+//! masked), and four points of a cell share every load of a candidate block (the last
+//! one to three points of a cell form a block of their own size). (Packing
 //! the candidates near the cell into a contiguous buffer first, which drops a quarter
 //! of them and the partial blocks, was measured 1.7x slower.)
 //!
@@ -91,7 +92,9 @@ mod avx512 {
     /// whose broadcasts and sums no longer fit the 32 registers).
     const POINTS: usize = 4;
 
-    /// The densities of the points of `cell` into `out` (one per point of the cell).
+    /// The densities of the points of `cell` into `out` (one per point of the cell):
+    /// blocks of [`POINTS`], then the last one to three points as a block of their own
+    /// size (no lanes spent on padding points).
     #[target_feature(enable = "avx512f")]
     pub(super) fn cell(
         grid: &Grid<3>,
@@ -103,57 +106,76 @@ mod avx512 {
     ) {
         let first = grid.cells()[cell].start as usize;
         let candidates = grid.candidate_ranges(cell);
+        assert!(
+            candidates
+                .iter()
+                .all(|r| sorted.iter().all(|s| r.end as usize <= s.len())),
+            "a candidate past the positions"
+        );
+        let mut chunks = out.chunks_exact_mut(POINTS);
+        let mut i0 = first;
+        for out in &mut chunks {
+            block::<POINTS>(sorted, candidates, h2, coefficient, i0, out);
+            i0 += POINTS;
+        }
+        let rest = chunks.into_remainder();
+        match rest.len() {
+            1 => block::<1>(sorted, candidates, h2, coefficient, i0, rest),
+            2 => block::<2>(sorted, candidates, h2, coefficient, i0, rest),
+            3 => block::<3>(sorted, candidates, h2, coefficient, i0, rest),
+            _ => {}
+        }
+    }
+
+    /// The densities of the `P` points `i0..i0 + P` into `out` (`P` entries), every
+    /// candidate block loaded once for all of them. Every candidate range ends within
+    /// the positions (checked by the caller).
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    fn block<const P: usize>(
+        sorted: [&[f32]; 3],
+        candidates: &[pbf_grid::CellRange],
+        h2: f32,
+        coefficient: f32,
+        i0: usize,
+        out: &mut [f32],
+    ) {
         let limit = _mm512_set1_ps(h2);
-        for (block, out) in out.chunks_mut(POINTS).enumerate() {
-            let i0 = first + block * POINTS;
-            // Points past the cell's end sit far away: their sums are never used.
-            let xi: [[__m512; 3]; POINTS] = core::array::from_fn(|p| {
-                core::array::from_fn(|a| {
-                    _mm512_set1_ps(if p < out.len() {
-                        sorted[a][i0 + p]
-                    } else {
-                        f32::MAX
-                    })
-                })
-            });
-            let mut sums = [_mm512_setzero_ps(); POINTS];
-            for range in candidates {
-                let (start, end) = (range.start as usize, range.end as usize);
-                assert!(
-                    sorted.iter().all(|s| end <= s.len()),
-                    "a candidate past the positions"
-                );
-                let mut j = start;
-                while j < end {
-                    let tail: u16 = if end - j >= 16 {
-                        u16::MAX
-                    } else {
-                        (1u16 << (end - j)) - 1
-                    };
-                    // SAFETY: the lanes set in `tail` are `j..min(j + 16, end)` and
-                    // `end <= len` (asserted above); a masked load touches no other lane.
-                    let q: [__m512; 3] = core::array::from_fn(|a| unsafe {
-                        _mm512_maskz_loadu_ps(tail, sorted[a].as_ptr().add(j))
-                    });
-                    for p in 0..POINTS {
-                        let d: [__m512; 3] =
-                            core::array::from_fn(|a| _mm512_sub_ps(xi[p][a], q[a]));
-                        let r2 = _mm512_fmadd_ps(
-                            d[2],
-                            d[2],
-                            _mm512_fmadd_ps(d[1], d[1], _mm512_mul_ps(d[0], d[0])),
-                        );
-                        let inside = _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(tail, r2, limit);
-                        let t = _mm512_sub_ps(limit, r2);
-                        let w = _mm512_mul_ps(_mm512_mul_ps(t, t), t);
-                        sums[p] = _mm512_mask_add_ps(sums[p], inside, sums[p], w);
-                    }
-                    j += 16;
+        let xi: [[__m512; 3]; P] =
+            core::array::from_fn(|p| core::array::from_fn(|a| _mm512_set1_ps(sorted[a][i0 + p])));
+        let mut sums = [_mm512_setzero_ps(); P];
+        for range in candidates {
+            let (start, end) = (range.start as usize, range.end as usize);
+            let mut j = start;
+            while j < end {
+                let tail: u16 = if end - j >= 16 {
+                    u16::MAX
+                } else {
+                    (1u16 << (end - j)) - 1
+                };
+                // SAFETY: the lanes set in `tail` are `j..min(j + 16, end)`, and no
+                // range ends past the positions (checked by the caller); a masked load
+                // touches no other lane.
+                let q: [__m512; 3] = core::array::from_fn(|a| unsafe {
+                    _mm512_maskz_loadu_ps(tail, sorted[a].as_ptr().add(j))
+                });
+                for p in 0..P {
+                    let d: [__m512; 3] = core::array::from_fn(|a| _mm512_sub_ps(xi[p][a], q[a]));
+                    let r2 = _mm512_fmadd_ps(
+                        d[2],
+                        d[2],
+                        _mm512_fmadd_ps(d[1], d[1], _mm512_mul_ps(d[0], d[0])),
+                    );
+                    let inside = _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(tail, r2, limit);
+                    let t = _mm512_sub_ps(limit, r2);
+                    let w = _mm512_mul_ps(_mm512_mul_ps(t, t), t);
+                    sums[p] = _mm512_mask_add_ps(sums[p], inside, sums[p], w);
                 }
+                j += 16;
             }
-            for (p, out) in out.iter_mut().enumerate() {
-                *out = coefficient * _mm512_reduce_add_ps(sums[p]);
-            }
+        }
+        for (p, out) in out.iter_mut().enumerate() {
+            *out = coefficient * _mm512_reduce_add_ps(sums[p]);
         }
     }
 }
