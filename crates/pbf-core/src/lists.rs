@@ -182,6 +182,26 @@ const COMPRESS: [[u32; 8]; 256] = {
     table
 };
 
+/// The candidate ranges of the particles of `cell`, after making room in `block` for
+/// all of them past `used`, plus `surplus` entries that a sifter writes past the hits.
+fn candidates_with_room<'g, const D: usize>(
+    block: &mut ListBlock,
+    grid: &'g Grid<D>,
+    cell: u32,
+    used: usize,
+    surplus: usize,
+) -> &'g [pbf_grid::CellRange] {
+    let candidates = grid.candidate_ranges(cell as usize);
+    let most: usize = candidates.iter().map(|r| r.len()).sum();
+    let needed = used + most + surplus;
+    if block.indices.len() < needed {
+        // Half again as much as needed, so that a flow that packs a block a little
+        // tighter later does not reallocate in the middle of a run.
+        block.indices.resize(needed + needed / 2, 0);
+    }
+    candidates
+}
+
 /// The lists of the particles `range`, by an eight-wide distance test over their
 /// candidate ranges. The indices of a block of candidates within h are written eight
 /// at a time through [`COMPRESS`] (the surplus is overwritten by the next block), so
@@ -199,14 +219,7 @@ fn fill_block<const D: usize>(
     let mut used = 0usize;
     for i in range {
         let xi: [f32x8; D] = core::array::from_fn(|a| f32x8::splat(positions[a][i]));
-        let candidates = grid.candidate_ranges(cells[i] as usize);
-        let most: usize = candidates.iter().map(|r| r.len()).sum();
-        let needed = used + most + 8;
-        if block.indices.len() < needed {
-            // Half again as much as needed, so that a flow that packs a block a little
-            // tighter later does not reallocate in the middle of a run.
-            block.indices.resize(needed + needed / 2, 0);
-        }
+        let candidates = candidates_with_room(block, grid, cells[i], used, 8);
         for candidates in candidates {
             let (start, end) = (candidates.start as usize, candidates.end as usize);
             let mut j = start;
@@ -283,12 +296,7 @@ mod avx512 {
         let mut used = 0usize;
         for i in range {
             let xi: [__m512; D] = core::array::from_fn(|a| _mm512_set1_ps(positions[a][i]));
-            let candidates = grid.candidate_ranges(cells[i] as usize);
-            let most: usize = candidates.iter().map(|r| r.len()).sum();
-            let needed = used + most + 16;
-            if block.indices.len() < needed {
-                block.indices.resize(needed + needed / 2, 0);
-            }
+            let candidates = super::candidates_with_room(block, grid, cells[i], used, 16);
             for candidates in candidates {
                 let (start, end) = (candidates.start as usize, candidates.end as usize);
                 assert!(
