@@ -191,6 +191,7 @@ fn describe<const D: usize>(solver: &Solver<D>, blocks: &[(Vec<f32>, Vec<f32>)])
         }),
         backend: Some(match p.backend() {
             Backend::Lanes => BackendName::Lanes,
+            Backend::Lanes8 => BackendName::Lanes8,
             Backend::Scalar => BackendName::Scalar,
         }),
     };
@@ -379,6 +380,7 @@ pub fn scene_to_toml(file: &SceneFile, title: &str) -> String {
         s.backend.map(|b| {
             match b {
                 BackendName::Lanes => "\"lanes\"",
+                BackendName::Lanes8 => "\"lanes8\"",
                 BackendName::Scalar => "\"scalar\"",
             }
             .to_owned()

@@ -202,8 +202,10 @@ impl<'de> Deserialize<'de> for RelaxationSpec {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BackendName {
-    /// SIMD lanes (the default).
+    /// SIMD lanes, the widest the CPU runs (the default).
     Lanes,
+    /// Eight SIMD lanes on every CPU (the same results as `lanes`).
+    Lanes8,
     /// The scalar reference.
     Scalar,
 }
@@ -693,6 +695,7 @@ impl Scene {
         if let Some(v) = s.backend {
             b = b.backend(match v {
                 BackendName::Lanes => Backend::Lanes,
+                BackendName::Lanes8 => Backend::Lanes8,
                 BackendName::Scalar => Backend::Scalar,
             });
         }

@@ -141,42 +141,47 @@ impl<'a, const D: usize> Constraint<'a, D> {
         for_each_chunk(
             [density, lambda, count],
             &|start, [density, lambda, count]| {
-                for k in 0..density.len() {
-                    let i = start + k;
-                    let mut w_sum = L::splat(0.0);
-                    let mut grad_sum = [L::splat(0.0); D];
-                    let mut grad_sq = L::splat(0.0);
-                    let mut within = L::splat(0.0);
-                    nb.for_each_block::<L>(i, |_, x, r2| {
-                        w_sum += L::poly6(kernel, r2);
-                        let factor = L::gradient_factor(kernel, r2);
-                        let g: [L; D] = core::array::from_fn(|a| factor * x[a]);
-                        for a in 0..D {
-                            grad_sum[a] += g[a];
+                L::run(|| {
+                    for k in 0..density.len() {
+                        let i = start + k;
+                        let mut w_sum = L::Sum::default();
+                        let mut grad_sum = [L::Sum::default(); D];
+                        let mut grad_sq = L::Sum::default();
+                        let mut within = L::Sum::default();
+                        nb.for_each_block::<L>(i, |_, x, r2, _| {
+                            w_sum += L::poly6(kernel, r2);
+                            let factor = L::gradient_factor(kernel, r2);
+                            let g: [L; D] = core::array::from_fn(|a| factor * x[a]);
+                            for a in 0..D {
+                                grad_sum[a] += g[a];
+                            }
+                            grad_sq += norm2(g);
+                            within += L::indicator(r2, h2);
+                        });
+                        let p: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
+                        let (wall_share, wall_grad) = self.boundary.density_and_gradient(p);
+                        let rho = self.mass * (self_weight + L::total(w_sum))
+                            + self.rest_density * wall_share;
+                        let mut c = rho / self.rest_density - 1.0;
+                        if self.unilateral {
+                            c = c.max(0.0);
                         }
-                        grad_sq += norm2(g);
-                        within += L::indicator(r2, h2);
-                    });
-                    let p: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
-                    let (wall_share, wall_grad) = self.boundary.density_and_gradient(p);
-                    let rho =
-                        self.mass * (self_weight + w_sum.sum()) + self.rest_density * wall_share;
-                    let mut c = rho / self.rest_density - 1.0;
-                    if self.unilateral {
-                        c = c.max(0.0);
+                        let grad_i: [f32; D] =
+                            core::array::from_fn(|a| scale * L::total(grad_sum[a]) + wall_grad[a]);
+                        let denominator = pbf_kernels::norm2(grad_i)
+                            + scale * scale * L::total(grad_sq)
+                            + self.epsilon;
+                        density[k] = rho;
+                        lambda[k] = -self.relaxation * c / denominator;
+                        count[k] = 1.0 + L::total(within);
                     }
-                    let grad_i: [f32; D] =
-                        core::array::from_fn(|a| scale * grad_sum[a].sum() + wall_grad[a]);
-                    let denominator =
-                        pbf_kernels::norm2(grad_i) + scale * scale * grad_sq.sum() + self.epsilon;
-                    density[k] = rho;
-                    lambda[k] = -self.relaxation * c / denominator;
-                    count[k] = 1.0 + within.sum();
-                }
+                });
             },
         );
     }
 
+    /// `nb.quads` must carry `lambda` as their extra value ([`crate::lists::pack`]).
+    ///
     /// For every particle: `p_next = p + dp` with
     /// `dp_i = (m / rho0) sum_j (lambda_i + lambda_j + s_corr_ij) gradW_ij`, then kept
     /// out of the colliders on the side the particle was on (`Collider::project_from`)
@@ -194,34 +199,38 @@ impl<'a, const D: usize> Constraint<'a, D> {
         let kernel = self.kernel;
         let scale = self.mass / self.rest_density;
         for_each_chunk(next, &|start, next| {
-            for k in 0..next[0].len() {
-                let i = start + k;
-                let lambda_i = L::splat(lambda[i]);
-                let mut dp = [L::splat(0.0); D];
-                nb.for_each_block::<L>(i, |j, x, r2| {
-                    let w = L::poly6(kernel, r2);
-                    let s_corr = L::s_corr(self.tensile, w);
-                    let factor = L::gradient_factor(kernel, r2);
-                    let lambda_sum = lambda_i + L::gather(lambda, j);
-                    let term = L::position_delta(kernel, 1.0, lambda_sum, s_corr, factor, x);
-                    for a in 0..D {
-                        dp[a] += term[a];
+            L::run(|| {
+                for k in 0..next[0].len() {
+                    let i = start + k;
+                    let lambda_i = L::splat(lambda[i]);
+                    let mut dp = [L::Sum::default(); D];
+                    debug_assert_eq!(nb.quads[i][D].to_bits(), lambda[i].to_bits());
+                    nb.for_each_block::<L>(i, |_, x, r2, lambda_j| {
+                        let w = L::poly6(kernel, r2);
+                        let s_corr = L::s_corr(self.tensile, w);
+                        let factor = L::gradient_factor(kernel, r2);
+                        let lambda_sum = lambda_i + lambda_j;
+                        let term = L::position_delta(kernel, 1.0, lambda_sum, s_corr, factor, x);
+                        for a in 0..D {
+                            dp[a] += term[a];
+                        }
+                    });
+                    let x: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
+                    let (_, wall_grad) = self.boundary.density_and_gradient(x);
+                    let mut p: [f32; D] = core::array::from_fn(|a| {
+                        x[a] + scale * L::total(dp[a]) + lambda[i] * wall_grad[a]
+                    });
+                    // From the current position, which is outside every solid: a correction
+                    // never carries a particle through a wall.
+                    for c in colliders {
+                        c.project_from(&mut p, x, margin);
                     }
-                });
-                let x: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
-                let (_, wall_grad) = self.boundary.density_and_gradient(x);
-                let mut p: [f32; D] =
-                    core::array::from_fn(|a| x[a] + scale * dp[a].sum() + lambda[i] * wall_grad[a]);
-                // From the current position, which is outside every solid: a correction
-                // never carries a particle through a wall.
-                for c in colliders {
-                    c.project_from(&mut p, x, margin);
+                    domain.clamp(&mut p, margin);
+                    for a in 0..D {
+                        next[a][k] = p[a];
+                    }
                 }
-                domain.clamp(&mut p, margin);
-                for a in 0..D {
-                    next[a][k] = p[a];
-                }
-            }
+            });
         });
     }
 }

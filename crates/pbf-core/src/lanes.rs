@@ -1,7 +1,8 @@
-//! One solver source at two widths: the [`Lane`] trait is implemented for `f32` (the
-//! scalar path, which calls the scalar reference of `pbf-kernels`) and for `f32x8`
-//! (eight neighbours per instruction). Every neighbour pass is written once, generic
-//! over it.
+//! One solver source at three widths: the [`Lane`] trait is implemented for `f32` (the
+//! scalar path, which calls the scalar reference of `pbf-kernels`), for `f32x8` (eight
+//! neighbours per instruction) and, on x86-64 CPUs with AVX-512F, for
+//! [`F32x16`](crate::lanes16::F32x16) (sixteen, the same bits as eight). Every
+//! neighbour pass is written once, generic over it.
 
 use core::ops::{Add, AddAssign, Mul, Sub};
 use pbf_kernels::{Kernel, TensileCorrection, f32x8};
@@ -12,15 +13,30 @@ pub(crate) trait Lane:
 {
     /// How many neighbours one value holds.
     const WIDTH: usize;
+    /// The neighbours' indices of one block.
+    type Indices: Copy;
+    /// What a pass sums its lanes into; [`total`](Self::total) reduces it.
+    type Sum: Copy + Default + AddAssign<Self>;
+    /// Runs a pass body (a chunk of particles) compiled for the instructions this
+    /// width needs.
+    #[inline(always)]
+    fn run<R>(f: impl FnOnce() -> R) -> R {
+        f()
+    }
     fn splat(v: f32) -> Self;
     /// `WIDTH` consecutive values from `s[j..]`; lanes past the end of `s` read 0.
     fn load(s: &[f32], j: usize) -> Self;
-    /// The values `s[indices[lane]]` of the first `WIDTH` indices.
-    fn gather(s: &[f32], indices: &[u32; 8]) -> Self;
+    /// The block of `list[k..k + WIDTH]`, lanes past the end of the list holding `own`.
+    fn indices(list: &[u32], k: usize, own: u32) -> Self::Indices;
+    /// The values `s[indices[lane]]`.
+    fn gather(s: &[f32], indices: &Self::Indices) -> Self;
+    /// The four values of `quads[indices[lane]]`, as four lane vectors (a transpose:
+    /// one load of sixteen bytes per neighbour instead of four gathered loads).
+    fn gather4(quads: &[[f32; 4]], indices: &Self::Indices) -> [Self; 4];
     /// `r2` with the lanes at `remaining..` set to +inf (outside every support).
     fn mask_tail(r2: Self, remaining: usize) -> Self;
-    /// The sum of the lanes.
-    fn sum(self) -> f32;
+    /// The sum of a pass's lanes.
+    fn total(sum: Self::Sum) -> f32;
     /// 1 where `r2 < h2`, else 0.
     fn indicator(r2: Self, h2: f32) -> Self;
     /// `1 / self` where `self > 0`, else 0.
@@ -53,6 +69,8 @@ pub(crate) trait Lane:
 
 impl Lane for f32 {
     const WIDTH: usize = 1;
+    type Indices = u32;
+    type Sum = f32;
     #[inline(always)]
     fn splat(v: f32) -> Self {
         v
@@ -62,16 +80,24 @@ impl Lane for f32 {
         s[j]
     }
     #[inline(always)]
-    fn gather(s: &[f32], indices: &[u32; 8]) -> Self {
-        s[indices[0] as usize]
+    fn indices(list: &[u32], k: usize, _own: u32) -> u32 {
+        list[k]
+    }
+    #[inline(always)]
+    fn gather(s: &[f32], index: &u32) -> Self {
+        s[*index as usize]
+    }
+    #[inline(always)]
+    fn gather4(quads: &[[f32; 4]], index: &u32) -> [Self; 4] {
+        quads[*index as usize]
     }
     #[inline(always)]
     fn mask_tail(r2: Self, _remaining: usize) -> Self {
         r2
     }
     #[inline(always)]
-    fn sum(self) -> f32 {
-        self
+    fn total(sum: f32) -> f32 {
+        sum
     }
     #[inline(always)]
     fn indicator(r2: Self, h2: f32) -> Self {
@@ -136,6 +162,8 @@ const LANE_INDEX: [f32; 8] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];
 
 impl Lane for f32x8 {
     const WIDTH: usize = 8;
+    type Indices = [u32; 8];
+    type Sum = f32x8;
     #[inline(always)]
     fn splat(v: f32) -> Self {
         f32x8::splat(v)
@@ -157,9 +185,31 @@ impl Lane for f32x8 {
         }
     }
     #[inline(always)]
+    fn indices(list: &[u32], k: usize, own: u32) -> [u32; 8] {
+        match list.get(k..k + 8) {
+            Some(full) => full.try_into().expect("eight indices"),
+            None => core::array::from_fn(|lane| list.get(k + lane).copied().unwrap_or(own)),
+        }
+    }
+    #[inline(always)]
     fn gather(s: &[f32], indices: &[u32; 8]) -> Self {
         let at = |k: usize| s[indices[k] as usize];
         f32x8::from([at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)])
+    }
+    #[inline(always)]
+    fn gather4(quads: &[[f32; 4]], indices: &[u32; 8]) -> [Self; 4] {
+        #[cfg(target_arch = "x86_64")]
+        {
+            crate::lanes16::transpose8(quads, indices)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            core::array::from_fn(|c| {
+                f32x8::from(core::array::from_fn::<f32, 8, _>(|l| {
+                    quads[indices[l] as usize][c]
+                }))
+            })
+        }
     }
     #[inline(always)]
     fn mask_tail(r2: Self, remaining: usize) -> Self {
@@ -171,8 +221,8 @@ impl Lane for f32x8 {
         }
     }
     #[inline(always)]
-    fn sum(self) -> f32 {
-        self.reduce_add()
+    fn total(sum: f32x8) -> f32 {
+        sum.reduce_add()
     }
     #[inline(always)]
     fn indicator(r2: Self, h2: f32) -> Self {
@@ -263,7 +313,7 @@ mod tests {
             <f32x8 as Lane>::gather(&s, &indices).to_array(),
             [1.5, 9.5, 0.0, 0.0, 3.5, 4.0, 1.0, 5.5]
         );
-        assert_eq!(<f32 as Lane>::gather(&s, &indices), 1.5);
+        assert_eq!(<f32 as Lane>::gather(&s, &3), 1.5);
     }
 
     #[test]

@@ -66,6 +66,8 @@ mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 mod lanes;
+#[cfg(target_arch = "x86_64")]
+mod lanes16;
 mod lists;
 mod parallel;
 mod params;

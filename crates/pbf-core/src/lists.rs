@@ -340,40 +340,74 @@ mod avx512 {
     }
 }
 
-/// The particles of one step: their sorted positions and their lists.
+/// The particles of one pass: their sorted positions, their lists, and the positions
+/// packed four floats a particle with one more per-particle value (see [`pack`]).
 pub(crate) struct Neighbourhood<'a, const D: usize> {
     pub(crate) lists: &'a NeighbourLists,
     pub(crate) positions: [&'a [f32]; D],
+    /// `[p_x, p_y, (p_z,) extra, ...]` of every particle: what the passes gather.
+    pub(crate) quads: &'a [[f32; 4]],
 }
 
-/// The indices of one block of neighbours; lanes past the end of the list hold the
-/// particle's own index (and are masked out of the support).
-pub(crate) type Indices = [u32; 8];
+/// Packs `positions` into the first `D` floats of every quad and `extra` into the
+/// next (`quads[i][D]`), the layout [`Neighbourhood::for_each_block`] gathers: one
+/// sixteen-byte load per neighbour, transposed into lanes, instead of `D + 1` gathered
+/// loads. Resizes `quads` to the particle count (keeping its capacity).
+pub(crate) fn pack<const D: usize>(
+    quads: &mut Vec<[f32; 4]>,
+    positions: [&[f32]; D],
+    extra: &[f32],
+) {
+    const { assert!(D < 4, "a quad holds D positions and one more value") };
+    let n = positions[0].len();
+    assert!(extra.len() == n, "pack: the extra value of every particle");
+    quads.resize(n, [0.0; 4]);
+    for_each_chunk_of([quads.as_mut_slice()], 1024, 64, &|start, [q]| {
+        for (k, q) in q.iter_mut().enumerate() {
+            for a in 0..D {
+                q[a] = positions[a][start + k];
+            }
+            q[D] = extra[start + k];
+        }
+    });
+}
+
+/// Replaces the extra value of every quad (`quads[i][D] = extra[i]`).
+pub(crate) fn repack_extra<const D: usize>(quads: &mut [[f32; 4]], extra: &[f32]) {
+    assert!(
+        extra.len() == quads.len(),
+        "repack: the extra value of every particle"
+    );
+    for_each_chunk_of([quads], 1024, 64, &|start, [q]| {
+        for (k, q) in q.iter_mut().enumerate() {
+            q[D] = extra[start + k];
+        }
+    });
+}
 
 impl<const D: usize> Neighbourhood<'_, D> {
-    /// Calls `f(indices, x, r2)` for every block of `L::WIDTH` neighbours of particle
-    /// `i` in list order, with the offsets `x = p_i - p_j` at the current positions and
-    /// their squared lengths; lanes past the end of the list carry `x = 0` and
-    /// `r2 = +inf`. The order is fixed, so sums over it are the same on every run and
-    /// every thread count. Load other per-particle values with [`Lane::gather`].
+    /// Calls `f(indices, x, r2, extra)` for every block of `L::WIDTH` neighbours of
+    /// particle `i` in list order, with the offsets `x = p_i - p_j` at the current
+    /// positions, their squared lengths and the neighbours' extra values of the quads
+    /// (`quads[j][D]`); lanes past the end of the list carry `x = 0` and `r2 = +inf`.
+    /// The order is fixed, so sums over it are the same on every run and every thread
+    /// count. Load other per-particle values with [`Lane::gather`].
     #[inline(always)]
-    pub(crate) fn for_each_block<L: Lane>(&self, i: usize, mut f: impl FnMut(&Indices, [L; D], L)) {
+    pub(crate) fn for_each_block<L: Lane>(
+        &self,
+        i: usize,
+        mut f: impl FnMut(&L::Indices, [L; D], L, L),
+    ) {
+        debug_assert_eq!(self.quads.len(), self.positions[0].len());
         let xi: [L; D] = core::array::from_fn(|a| L::splat(self.positions[a][i]));
         let list = self.lists.of(i);
         let mut k = 0;
         while k < list.len() {
-            let len = (list.len() - k).min(L::WIDTH);
-            let indices: Indices = if len == 8 {
-                list[k..k + 8].try_into().expect("eight indices")
-            } else if L::WIDTH == 1 {
-                [list[k]; 8]
-            } else {
-                core::array::from_fn(|lane| list.get(k + lane).copied().unwrap_or(i as u32))
-            };
-            let x: [L; D] =
-                core::array::from_fn(|a| xi[a] - L::gather(self.positions[a], &indices));
-            let r2 = L::mask_tail(norm2(x), len);
-            f(&indices, x, r2);
+            let indices = L::indices(list, k, i as u32);
+            let q = L::gather4(self.quads, &indices);
+            let x: [L; D] = core::array::from_fn(|a| xi[a] - q[a]);
+            let r2 = L::mask_tail(norm2(x), list.len() - k);
+            f(&indices, x, r2, q[D]);
             k += L::WIDTH;
         }
     }
@@ -543,13 +577,20 @@ mod tests {
         });
         let mut lists = NeighbourLists::default();
         lists.build(&grid, [&sorted[0], &sorted[1]], 0.12 * 0.12, 0);
+        let mut quads = Vec::new();
+        pack(
+            &mut quads,
+            [&sorted[0], &sorted[1]],
+            &[0.0; 4][..sorted[0].len()],
+        );
         let nb = Neighbourhood {
             lists: &lists,
             positions: [&sorted[0], &sorted[1]],
+            quads: &quads,
         };
         let mut seen = 0;
         for i in 0..4 {
-            nb.for_each_block::<f32x8>(i, |indices, x, r2| {
+            nb.for_each_block::<f32x8>(i, |indices, x, r2, _| {
                 let r2 = r2.to_array();
                 let len = lists.of(i).len();
                 seen += len;

@@ -73,16 +73,53 @@ pub enum Relaxation {
 
 /// Which implementation of the neighbour passes runs.
 ///
+/// `Lanes` and `Lanes8` give the same bits on every input (a test compares every
+/// particle over a dam break); `Lanes` is the faster on CPUs with AVX-512F.
+/// `Scalar` sums in another order and agrees with them to rounding.
+///
 /// ```
-/// assert_eq!(pbf_core::Backend::default(), pbf_core::Backend::Lanes);
+/// use pbf_core::Backend;
+/// assert_eq!(Backend::default(), Backend::Lanes);
+/// // 16 on a CPU with AVX-512F, else 8.
+/// assert!([8, 16].contains(&Backend::Lanes.lane_width()));
+/// assert_eq!(Backend::Lanes8.lane_width(), 8);
+/// assert_eq!(Backend::Scalar.lane_width(), 1);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Backend {
-    /// Eight neighbours at a time on `f32x8` (the default).
+    /// The widest lanes this CPU runs, checked at run time: sixteen neighbours at a
+    /// time in one AVX-512 register where the CPU has AVX-512F, else eight on `f32x8`
+    /// (the default).
     #[default]
     Lanes,
+    /// Eight neighbours at a time on `f32x8`, on every CPU (through `wide`, whose
+    /// instructions the build's target features choose: two SSE2 registers by default).
+    Lanes8,
     /// One neighbour at a time through the scalar reference of `pbf-kernels`.
     Scalar,
+}
+
+impl Backend {
+    /// How many neighbours one instruction handles with this backend on this CPU.
+    pub fn lane_width(self) -> usize {
+        match self {
+            Backend::Lanes if sixteen_lanes() => 16,
+            Backend::Lanes | Backend::Lanes8 => 8,
+            Backend::Scalar => 1,
+        }
+    }
+}
+
+/// Whether [`Backend::Lanes`] runs sixteen lanes on this CPU.
+pub(crate) fn sixteen_lanes() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        crate::lanes16::available()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 /// The parameters of a solver in `D` dimensions. Build them with [`Params::builder`].

@@ -6,7 +6,7 @@ use crate::constraint::{Constraint, jacobi_relaxation};
 use crate::diagnostics::{PhaseTimes, StepDiagnostics};
 use crate::emitter::Emitter;
 use crate::lanes::Lane;
-use crate::lists::{NeighbourLists, Neighbourhood, room_per_particle};
+use crate::lists::{NeighbourLists, Neighbourhood, pack, repack_extra, room_per_particle};
 use crate::parallel::{deterministic_sum, for_each_chunk, max_of};
 use crate::{Backend, CoreError, Iterations, Params, Relaxation, viscosity, vorticity};
 use core::ops::Range;
@@ -150,6 +150,9 @@ pub struct Solver<const D: usize> {
     scratch: Vec<f32>,
     scratch_ids: Vec<u64>,
     partials: Vec<f64>,
+    /// The predicted positions and one more value per particle, packed for the passes'
+    /// gathers ([`crate::lists::pack`]).
+    quads: Vec<[f32; 4]>,
     emitted: Vec<([f32; D], [f32; D])>,
     step: u64,
     time: f64,
@@ -225,6 +228,7 @@ impl<const D: usize> Solver<D> {
             scratch: Vec::new(),
             scratch_ids: Vec::new(),
             partials: Vec::new(),
+            quads: Vec::new(),
             emitted: Vec::new(),
             step: 0,
             time: 0.0,
@@ -548,7 +552,11 @@ impl<const D: usize> Solver<D> {
     /// ```
     pub fn step(&mut self) -> Result<StepDiagnostics, CoreError> {
         match self.params.backend() {
-            Backend::Lanes => self.step_with::<f32x8>(),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Lanes if crate::params::sixteen_lanes() => {
+                self.step_with::<crate::lanes16::F32x16>()
+            }
+            Backend::Lanes | Backend::Lanes8 => self.step_with::<f32x8>(),
             Backend::Scalar => self.step_with::<f32>(),
         }
     }
@@ -656,9 +664,13 @@ impl<const D: usize> Solver<D> {
                     tables: &self.walls,
                 },
             );
+            // The lambda pass reads the positions of the quads; the delta pass also the
+            // neighbours' lambda.
+            pack(&mut self.quads, refs(&self.predicted), &self.lambda);
             let nb = Neighbourhood {
                 lists: &self.lists,
                 positions: refs(&self.predicted),
+                quads: &self.quads,
             };
             constraint.lambda_pass::<L>(&nb, &mut self.density, &mut self.lambda, &mut self.count);
             if iterations >= max_iterations {
@@ -675,6 +687,12 @@ impl<const D: usize> Solver<D> {
                     break;
                 }
             }
+            repack_extra::<D>(&mut self.quads, &self.lambda);
+            let nb = Neighbourhood {
+                lists: &self.lists,
+                positions: refs(&self.predicted),
+                quads: &self.quads,
+            };
             constraint.delta_pass::<L>(
                 &nb,
                 &self.lambda,
@@ -719,9 +737,11 @@ impl<const D: usize> Solver<D> {
         }
         let vorticity_on = self.params.vorticity_rel() > 0.0;
         {
+            pack(&mut self.quads, refs(&self.predicted), &self.density);
             let nb = Neighbourhood {
                 lists: &self.lists,
                 positions: refs(&self.predicted),
+                quads: &self.quads,
             };
             let mut omega = self.omega.iter_mut();
             let omega: [&mut [f32]; 4] =
@@ -1116,22 +1136,45 @@ impl<const D: usize> Solver<D> {
             list_radius * list_radius,
             room_per_particle::<D>(list_radius, self.params.spacing()),
         );
-        let nb = Neighbourhood {
-            lists: &self.lists,
-            positions: refs(&sorted),
-        };
-        let (mut density, mut lambda, mut count) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-        let mut next: [Vec<f32>; D] = core::array::from_fn(|_| vec![0.0; n]);
-        match self.params.backend() {
-            Backend::Lanes => {
-                constraint.lambda_pass::<f32x8>(&nb, &mut density, &mut lambda, &mut count);
-                constraint.delta_pass::<f32x8>(&nb, &lambda, muts(&mut next), &[], &free, 0.0);
-            }
-            Backend::Scalar => {
-                constraint.lambda_pass::<f32>(&nb, &mut density, &mut lambda, &mut count);
-                constraint.delta_pass::<f32>(&nb, &lambda, muts(&mut next), &[], &free, 0.0);
-            }
+        // One constraint iteration: the lambda pass, then the delta pass with the
+        // neighbours' lambda packed beside their positions.
+        fn iteration<L: Lane, const D: usize>(
+            constraint: &Constraint<'_, D>,
+            lists: &NeighbourLists,
+            sorted: [&[f32]; D],
+            free: &Domain<D>,
+        ) -> [Vec<f32>; D] {
+            let n = sorted[0].len();
+            let (mut density, mut lambda, mut count) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            let mut quads = Vec::new();
+            pack(&mut quads, sorted, &lambda);
+            let nb = Neighbourhood {
+                lists,
+                positions: sorted,
+                quads: &quads,
+            };
+            constraint.lambda_pass::<L>(&nb, &mut density, &mut lambda, &mut count);
+            repack_extra::<D>(&mut quads, &lambda);
+            let nb = Neighbourhood {
+                lists,
+                positions: sorted,
+                quads: &quads,
+            };
+            let mut next: [Vec<f32>; D] = core::array::from_fn(|_| vec![0.0; n]);
+            constraint.delta_pass::<L>(&nb, &lambda, muts(&mut next), &[], free, 0.0);
+            next
         }
+        let (lists, at) = (&self.lists, refs(&sorted));
+        let next = match self.params.backend() {
+            #[cfg(target_arch = "x86_64")]
+            Backend::Lanes if crate::params::sixteen_lanes() => {
+                iteration::<crate::lanes16::F32x16, D>(&constraint, lists, at, &free)
+            }
+            Backend::Lanes | Backend::Lanes8 => {
+                iteration::<f32x8, D>(&constraint, lists, at, &free)
+            }
+            Backend::Scalar => iteration::<f32, D>(&constraint, lists, at, &free),
+        };
         let mut out = vec![[0.0; D]; n];
         for (k, &i) in permutation.iter().enumerate() {
             out[i as usize] = core::array::from_fn(|a| next[a][k] - sorted[a][k]);

@@ -6,6 +6,8 @@ use crate::lists::Neighbourhood;
 use crate::parallel::for_each_chunk;
 use pbf_kernels::Kernel;
 
+/// `nb.quads` must carry `density` as their extra value ([`crate::lists::pack`]).
+///
 /// One pass over the neighbours: `v_next_i = v_i + c sum_j (m / rho_j)(v_j - v_i) W_ij`
 /// and, when `omega` is given, the curl
 /// `omega_i = sum_j (m / rho_j) gradW_ij x (v_j - v_i)` and its magnitude.
@@ -20,16 +22,19 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
     next: [&mut [f32]; D],
     omega: Option<[&mut [f32]; 4]>,
 ) {
-    let body =
-        |start: usize, next: &mut [&mut [f32]; D], mut omega: Option<&mut [&mut [f32]; 4]>| {
+    let body = |start: usize,
+                next: &mut [&mut [f32]; D],
+                mut omega: Option<&mut [&mut [f32]; 4]>| {
+        L::run(|| {
             for k in 0..next[0].len() {
                 let i = start + k;
                 let vi: [L; D] = core::array::from_fn(|a| L::splat(velocity[a][i]));
-                let mut xsph = [L::splat(0.0); D];
-                let mut curl = [L::splat(0.0); 3];
+                let mut xsph = [L::Sum::default(); D];
+                let mut curl = [L::Sum::default(); 3];
                 let want_curl = omega.is_some();
-                nb.for_each_block::<L>(i, |j, x, r2| {
-                    let volume = L::splat(mass) * recip(L::gather(density, j));
+                debug_assert_eq!(nb.quads[i][D].to_bits(), density[i].to_bits());
+                nb.for_each_block::<L>(i, |j, x, r2, density_j| {
+                    let volume = L::splat(mass) * recip(density_j);
                     let dv: [L; D] = core::array::from_fn(|a| L::gather(velocity[a], j) - vi[a]);
                     let w = L::poly6(kernel, r2);
                     let t = L::xsph(kernel, volume, dv, w);
@@ -46,17 +51,18 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
                     }
                 });
                 for a in 0..D {
-                    next[a][k] = velocity[a][i] + c * xsph[a].sum();
+                    next[a][k] = velocity[a][i] + c * L::total(xsph[a]);
                 }
                 if let Some(omega) = omega.as_deref_mut() {
-                    let w: [f32; 3] = core::array::from_fn(|a| curl[a].sum());
+                    let w: [f32; 3] = core::array::from_fn(|a| L::total(curl[a]));
                     for a in 0..3 {
                         omega[a][k] = w[a];
                     }
                     omega[3][k] = pbf_kernels::norm2(w).sqrt();
                 }
             }
-        };
+        })
+    };
     match omega {
         Some(omega) => for_each_chunk((next, omega), &|start, (mut next, mut omega)| {
             body(start, &mut next, Some(&mut omega))
@@ -117,10 +123,6 @@ mod tests {
         // Densities from the lattice itself.
         let mut lists = crate::lists::NeighbourLists::default();
         lists.build(&grid, [&pos[0], &pos[1], &pos[2]], h * h, 0);
-        let nb = Neighbourhood {
-            lists: &lists,
-            positions: [&pos[0], &pos[1], &pos[2]],
-        };
         let mut density = vec![0.0f32; count];
         for (i, d) in density.iter_mut().enumerate() {
             grid.for_each_neighbour([&pos[0], &pos[1], &pos[2]], i, |j| {
@@ -128,6 +130,13 @@ mod tests {
                 *d += mass * kernel.poly6(r2);
             });
         }
+        let mut quads = Vec::new();
+        crate::lists::pack(&mut quads, [&pos[0], &pos[1], &pos[2]], &density);
+        let nb = Neighbourhood {
+            lists: &lists,
+            positions: [&pos[0], &pos[1], &pos[2]],
+            quads: &quads,
+        };
         let mut next: [Vec<f32>; 3] = core::array::from_fn(|_| vec![0.0; count]);
         let mut w: [Vec<f32>; 4] = core::array::from_fn(|_| vec![0.0; count]);
         {

@@ -6,6 +6,8 @@ use crate::lists::Neighbourhood;
 use crate::parallel::for_each_chunk;
 use pbf_kernels::Kernel;
 
+/// `nb.quads` must carry `density` as their extra value ([`crate::lists::pack`]).
+///
 /// For every particle, from the curl `omega` (three components and the magnitude):
 /// `eta_i = sum_j (m / rho_j)(|omega_j| - |omega_i|) gradW_ij`, `N = eta / |eta|`, and
 /// the confinement acceleration `f_i = eps_v (N x omega_i)`, applied in the next
@@ -21,39 +23,42 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
     force: [&mut [f32]; D],
 ) {
     for_each_chunk(force, &|start, force| {
-        for k in 0..force[0].len() {
-            let i = start + k;
-            let magnitude_i = L::splat(omega[3][i]);
-            let mut eta = [L::splat(0.0); D];
-            nb.for_each_block::<L>(i, |j, x, r2| {
-                let volume = L::splat(mass) * L::recip_or_zero(L::gather(density, j));
-                let d_magnitude = L::gather(omega[3], j) - magnitude_i;
-                let factor = L::gradient_factor(kernel, r2);
-                let grad: [L; D] = core::array::from_fn(|a| factor * x[a]);
-                let t = L::vorticity_gradient(kernel, volume, d_magnitude, grad);
+        L::run(|| {
+            for k in 0..force[0].len() {
+                let i = start + k;
+                let magnitude_i = L::splat(omega[3][i]);
+                let mut eta = [L::Sum::default(); D];
+                debug_assert_eq!(nb.quads[i][D].to_bits(), density[i].to_bits());
+                nb.for_each_block::<L>(i, |j, x, r2, density_j| {
+                    let volume = L::splat(mass) * L::recip_or_zero(density_j);
+                    let d_magnitude = L::gather(omega[3], j) - magnitude_i;
+                    let factor = L::gradient_factor(kernel, r2);
+                    let grad: [L; D] = core::array::from_fn(|a| factor * x[a]);
+                    let t = L::vorticity_gradient(kernel, volume, d_magnitude, grad);
+                    for a in 0..D {
+                        eta[a] += t[a];
+                    }
+                });
+                let eta: [f32; D] = core::array::from_fn(|a| L::total(eta[a]));
+                let len = pbf_kernels::norm2(eta).sqrt();
+                let f = if len > 0.0 && len.is_finite() {
+                    let mut n = [0.0f32; 3];
+                    for a in 0..D {
+                        n[a] = eta[a] / len;
+                    }
+                    let w = [omega[0][i], omega[1][i], omega[2][i]];
+                    [
+                        n[1] * w[2] - n[2] * w[1],
+                        n[2] * w[0] - n[0] * w[2],
+                        n[0] * w[1] - n[1] * w[0],
+                    ]
+                } else {
+                    [0.0; 3]
+                };
                 for a in 0..D {
-                    eta[a] += t[a];
+                    force[a][k] = epsilon * f[a];
                 }
-            });
-            let eta: [f32; D] = core::array::from_fn(|a| eta[a].sum());
-            let len = pbf_kernels::norm2(eta).sqrt();
-            let f = if len > 0.0 && len.is_finite() {
-                let mut n = [0.0f32; 3];
-                for a in 0..D {
-                    n[a] = eta[a] / len;
-                }
-                let w = [omega[0][i], omega[1][i], omega[2][i]];
-                [
-                    n[1] * w[2] - n[2] * w[1],
-                    n[2] * w[0] - n[0] * w[2],
-                    n[0] * w[1] - n[1] * w[0],
-                ]
-            } else {
-                [0.0; 3]
-            };
-            for a in 0..D {
-                force[a][k] = epsilon * f[a];
             }
-        }
+        });
     });
 }

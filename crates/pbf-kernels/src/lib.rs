@@ -71,11 +71,13 @@ mod error;
 mod kernel;
 mod pair;
 mod poly6;
+mod simd;
 mod spiky;
 mod tensile;
 
 pub use error::KernelError;
 pub use kernel::Kernel;
+pub use simd::SimdF32;
 pub use tensile::TensileCorrection;
 pub use wide::f32x8;
 
@@ -122,7 +124,7 @@ pub fn norm2<const D: usize>(x: [f32; D]) -> f32 {
 /// assert_eq!(n.to_array(), [25.0; 8]);
 /// ```
 #[inline]
-pub fn norm2_lanes<const D: usize>(x: [f32x8; D]) -> f32x8 {
+pub fn norm2_lanes<V: SimdF32, const D: usize>(x: [V; D]) -> V {
     let mut s = x[0] * x[0];
     for c in &x[1..] {
         s += *c * *c;
@@ -157,8 +159,8 @@ pub(crate) fn pad3<const D: usize>(x: [f32; D]) -> [f32; 3] {
 
 /// Lanes version of [`pad3`].
 #[inline]
-pub(crate) fn pad3_lanes<const D: usize>(x: [f32x8; D]) -> [f32x8; 3] {
-    let mut out = [f32x8::ZERO; 3];
+pub(crate) fn pad3_lanes<V: SimdF32, const D: usize>(x: [V; D]) -> [V; 3] {
+    let mut out = [V::splat(0.0); 3];
     out[..D].copy_from_slice(&x);
     out
 }

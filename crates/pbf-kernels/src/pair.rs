@@ -12,7 +12,7 @@
 //! velocity `Omega` it gives `2 Omega`.
 
 use crate::Kernel;
-use wide::f32x8;
+use crate::SimdF32;
 
 impl<const D: usize> Kernel<D> {
     /// Density contribution `m W(r)` of a neighbour at squared distance `r2`.
@@ -39,8 +39,8 @@ impl<const D: usize> Kernel<D> {
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
     #[inline]
-    pub fn density_term_lanes(&self, mass: f32, r2: f32x8) -> f32x8 {
-        f32x8::splat(mass) * self.poly6_lanes(r2)
+    pub fn density_term_lanes<V: SimdF32>(&self, mass: f32, r2: V) -> V {
+        V::splat(mass) * self.poly6_lanes(r2)
     }
 
     /// The constraint gradient with respect to the neighbour, up to sign:
@@ -75,13 +75,13 @@ impl<const D: usize> Kernel<D> {
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
     #[inline]
-    pub fn constraint_gradient_lanes(
+    pub fn constraint_gradient_lanes<V: SimdF32>(
         &self,
         scale: f32,
-        factor: f32x8,
-        x: [f32x8; D],
-    ) -> [f32x8; D] {
-        let f = f32x8::splat(scale) * factor;
+        factor: V,
+        x: [V; D],
+    ) -> [V; D] {
+        let f = V::splat(scale) * factor;
         x.map(|c| f * c)
     }
 
@@ -121,15 +121,15 @@ impl<const D: usize> Kernel<D> {
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
     #[inline]
-    pub fn position_delta_term_lanes(
+    pub fn position_delta_term_lanes<V: SimdF32>(
         &self,
         scale: f32,
-        lambda_sum: f32x8,
-        s_corr: f32x8,
-        factor: f32x8,
-        x: [f32x8; D],
-    ) -> [f32x8; D] {
-        let f = (lambda_sum + s_corr) * (f32x8::splat(scale) * factor);
+        lambda_sum: V,
+        s_corr: V,
+        factor: V,
+        x: [V; D],
+    ) -> [V; D] {
+        let f = (lambda_sum + s_corr) * (V::splat(scale) * factor);
         x.map(|c| f * c)
     }
 
@@ -159,7 +159,7 @@ impl<const D: usize> Kernel<D> {
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
     #[inline]
-    pub fn xsph_term_lanes(&self, volume: f32x8, dv: [f32x8; D], w: f32x8) -> [f32x8; D] {
+    pub fn xsph_term_lanes<V: SimdF32>(&self, volume: V, dv: [V; D], w: V) -> [V; D] {
         let f = volume * w;
         dv.map(|c| f * c)
     }
@@ -203,12 +203,7 @@ impl<const D: usize> Kernel<D> {
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
     #[inline]
-    pub fn vorticity_term_lanes(
-        &self,
-        volume: f32x8,
-        dv: [f32x8; D],
-        grad: [f32x8; D],
-    ) -> [f32x8; 3] {
+    pub fn vorticity_term_lanes<V: SimdF32>(&self, volume: V, dv: [V; D], grad: [V; D]) -> [V; 3] {
         let g = grad.map(|c| volume * c);
         let (g, v) = (crate::pad3_lanes(g), crate::pad3_lanes(dv));
         if D == 3 {
@@ -218,7 +213,7 @@ impl<const D: usize> Kernel<D> {
                 g[0] * v[1] - g[1] * v[0],
             ]
         } else {
-            [f32x8::ZERO, f32x8::ZERO, g[0] * v[1] - g[1] * v[0]]
+            [V::splat(0.0), V::splat(0.0), g[0] * v[1] - g[1] * v[0]]
         }
     }
 
@@ -255,12 +250,12 @@ impl<const D: usize> Kernel<D> {
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
     #[inline]
-    pub fn vorticity_gradient_term_lanes(
+    pub fn vorticity_gradient_term_lanes<V: SimdF32>(
         &self,
-        volume: f32x8,
-        d_magnitude: f32x8,
-        grad: [f32x8; D],
-    ) -> [f32x8; D] {
+        volume: V,
+        d_magnitude: V,
+        grad: [V; D],
+    ) -> [V; D] {
         let f = volume * d_magnitude;
         grad.map(|c| f * c)
     }

@@ -1,7 +1,7 @@
 //! The poly6 kernel `W(r) = c (h^2 - r^2)^3` (density and every weighted average).
 
 use crate::Kernel;
-use wide::f32x8;
+use crate::SimdF32;
 
 impl<const D: usize> Kernel<D> {
     /// poly6 at squared distance `r2`: `315/(64 pi h^9) (h^2 - r2)^3` in 3D,
@@ -43,10 +43,10 @@ impl<const D: usize> Kernel<D> {
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
     #[inline]
-    pub fn poly6_lanes(&self, r2: f32x8) -> f32x8 {
-        let h2 = f32x8::splat(self.h2);
+    pub fn poly6_lanes<V: SimdF32>(&self, r2: V) -> V {
+        let h2 = V::splat(self.h2);
         let d = h2 - r2;
-        let w = f32x8::splat(self.poly6_coef) * (d * d * d);
-        r2.simd_lt(h2).select(w, f32x8::ZERO)
+        let w = V::splat(self.poly6_coef) * (d * d * d);
+        V::select(r2.lt(h2), w, V::splat(0.0))
     }
 }

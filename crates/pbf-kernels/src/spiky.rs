@@ -1,7 +1,7 @@
 //! The spiky kernel `W(r) = c (h - r)^3` and its gradient (pressure-like forces).
 
 use crate::Kernel;
-use wide::f32x8;
+use crate::SimdF32;
 
 impl<const D: usize> Kernel<D> {
     /// The spiky kernel itself: `15/(pi h^6) (h - r)^3` in 3D, `10/(pi h^5) (h - r)^3`
@@ -85,13 +85,13 @@ impl<const D: usize> Kernel<D> {
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
     #[inline]
-    pub fn spiky_gradient_factor_lanes(&self, r2: f32x8) -> f32x8 {
-        let h2 = f32x8::splat(self.h2);
+    pub fn spiky_gradient_factor_lanes<V: SimdF32>(&self, r2: V) -> V {
+        let h2 = V::splat(self.h2);
         let r = r2.sqrt();
-        let d = f32x8::splat(self.h) - r;
-        let s = f32x8::splat(self.spiky_grad_coef) * (d * d) / r;
-        let inside = r2.simd_lt(h2) & r2.simd_ge(f32x8::splat(f32::MIN_POSITIVE));
-        inside.select(s, f32x8::ZERO)
+        let d = V::splat(self.h) - r;
+        let s = V::splat(self.spiky_grad_coef) * (d * d) / r;
+        let inside = r2.lt(h2) & r2.ge(V::splat(f32::MIN_POSITIVE));
+        V::select(inside, s, V::splat(0.0))
     }
 
     /// [`spiky_gradient`](Self::spiky_gradient) on eight offsets in SoA form
@@ -108,7 +108,7 @@ impl<const D: usize> Kernel<D> {
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
     #[inline]
-    pub fn spiky_gradient_lanes(&self, x: [f32x8; D]) -> [f32x8; D] {
+    pub fn spiky_gradient_lanes<V: SimdF32>(&self, x: [V; D]) -> [V; D] {
         let s = self.spiky_gradient_factor_lanes(crate::norm2_lanes(x));
         x.map(|c| s * c)
     }

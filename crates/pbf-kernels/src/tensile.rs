@@ -1,7 +1,7 @@
 //! The tensile-instability correction `s_corr = -k (W(r) / W(dq))^n` (Macklin & Müller 2013, eq. 13).
 
+use crate::SimdF32;
 use crate::{Kernel, KernelError};
-use wide::f32x8;
 
 /// The artificial-pressure term that keeps particles from clumping at the free
 /// surface: `s_corr(r) = -k (W(r) / W(|dq|))^n` with the poly6 `W`.
@@ -190,7 +190,7 @@ impl TensileCorrection {
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
     #[inline]
-    pub fn s_corr_lanes<const D: usize>(&self, kernel: &Kernel<D>, r2: f32x8) -> f32x8 {
+    pub fn s_corr_lanes<V: SimdF32, const D: usize>(&self, kernel: &Kernel<D>, r2: V) -> V {
         self.s_corr_from_poly6_lanes(kernel.poly6_lanes(r2))
     }
 
@@ -205,12 +205,12 @@ impl TensileCorrection {
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
     #[inline]
-    pub fn s_corr_from_poly6_lanes(&self, w: f32x8) -> f32x8 {
-        let ratio = w / f32x8::splat(self.w_dq);
+    pub fn s_corr_from_poly6_lanes<V: SimdF32>(&self, w: V) -> V {
+        let ratio = w / V::splat(self.w_dq);
         let mut power = ratio;
         for _ in 1..self.n {
             power *= ratio;
         }
-        -f32x8::splat(self.k) * power
+        -V::splat(self.k) * power
     }
 }

@@ -1,0 +1,473 @@
+//! Sixteen neighbours per instruction with AVX-512F, picked at run time.
+//!
+//! [`F32x16`] is one 512-bit register of `f32` lanes. It implements
+//! [`pbf_kernels::SimdF32`], so the kernels' lane formulas run on it unchanged, and the
+//! solver's [`Lane`], so every neighbour pass runs on it from the same generic source.
+//! The neighbours' positions (and one more value) come from the packed quads of
+//! [`crate::lists::pack`]: one sixteen-byte load per neighbour, transposed into four
+//! registers ([`Lane::gather4`]); other values by sixteen scalar loads. Both are
+//! bounds-checked slice reads. The hardware gather (`vgatherdps`) was slower on the
+//! machine of BENCHMARKS.md (Zen 5): 187 against 150 ms a step of the 100k dam break,
+//! 1 thread, where the quads bring it to 108 ms.
+//!
+//! **The same bits as eight lanes.** The passes sum into a [`Lane::Sum`], and the sum of
+//! this type is an `f32x8`: the lower eight lanes of a block are added first, then the
+//! upper eight, which are exactly the two eight-lane blocks the `f32x8` path adds in
+//! that order. Every lane computes with the same correctly rounded operations, so the
+//! result is bit-identical to [`Backend::Lanes8`](crate::Backend::Lanes8) (a test runs
+//! both over a dam break and compares every bit). When the last block holds eight
+//! neighbours or fewer, its upper half is all masked lanes, whose terms are zeros of
+//! either sign; adding them changes nothing, since a sum that starts at `+0.0` is never
+//! `-0.0`.
+//!
+//! **Safety.** The intrinsics need a CPU with AVX-512F. This module is private to the
+//! crate, and values of [`F32x16`] are only made inside [`Lane::run`], which checks
+//! [`available`] and then runs the pass body in a function compiled for AVX-512F (so
+//! that the intrinsics inline). The solver picks this type only when [`available`].
+
+#![allow(unsafe_code)]
+
+use crate::lanes::Lane;
+use core::arch::x86_64::{
+    __m512, __mmask16, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LT_OQ, _mm512_add_ps, _mm512_castps_si512,
+    _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_div_ps, _mm512_mask_blend_ps, _mm512_mul_ps,
+    _mm512_set1_epi32, _mm512_set1_ps, _mm512_sqrt_ps, _mm512_sub_ps, _mm512_xor_si512,
+};
+use core::ops::{Add, AddAssign, BitAnd, Div, Mul, MulAssign, Neg, Sub};
+use pbf_kernels::{Kernel, SimdF32, TensileCorrection, f32x8};
+
+/// Whether this CPU runs [`F32x16`] (it has AVX-512F).
+pub(crate) fn available() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+}
+
+/// Sixteen `f32` lanes in one AVX-512 register.
+#[derive(Clone, Copy, Debug)]
+#[repr(transparent)]
+pub(crate) struct F32x16(__m512);
+
+/// A lane condition: one bit per lane.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Mask16(__mmask16);
+
+/// The mask of the first `len` lanes.
+#[inline(always)]
+fn first(len: usize) -> __mmask16 {
+    if len >= 16 {
+        u16::MAX
+    } else {
+        (1u16 << len) - 1
+    }
+}
+
+macro_rules! binary {
+    ($trait:ident, $method:ident, $intrinsic:ident) => {
+        impl $trait for F32x16 {
+            type Output = Self;
+            #[inline(always)]
+            fn $method(self, other: Self) -> Self {
+                // SAFETY: values of this type exist only on CPUs with AVX-512F (module
+                // documentation).
+                Self(unsafe { $intrinsic(self.0, other.0) })
+            }
+        }
+    };
+}
+binary!(Add, add, _mm512_add_ps);
+binary!(Sub, sub, _mm512_sub_ps);
+binary!(Mul, mul, _mm512_mul_ps);
+binary!(Div, div, _mm512_div_ps);
+
+impl Neg for F32x16 {
+    type Output = Self;
+    #[inline(always)]
+    fn neg(self) -> Self {
+        // Flips the sign bit, as the scalar `-x` and `f32x8`'s negation do.
+        // SAFETY: see the module documentation.
+        Self(unsafe {
+            _mm512_castsi512_ps(_mm512_xor_si512(
+                _mm512_castps_si512(self.0),
+                _mm512_set1_epi32(i32::MIN),
+            ))
+        })
+    }
+}
+
+impl AddAssign for F32x16 {
+    #[inline(always)]
+    fn add_assign(&mut self, other: Self) {
+        *self = *self + other;
+    }
+}
+
+impl MulAssign for F32x16 {
+    #[inline(always)]
+    fn mul_assign(&mut self, other: Self) {
+        *self = *self * other;
+    }
+}
+
+impl BitAnd for Mask16 {
+    type Output = Self;
+    #[inline(always)]
+    fn bitand(self, other: Self) -> Self {
+        Self(self.0 & other.0)
+    }
+}
+
+impl SimdF32 for F32x16 {
+    type Mask = Mask16;
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        // SAFETY: see the module documentation.
+        Self(unsafe { _mm512_set1_ps(v) })
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        // SAFETY: see the module documentation.
+        Self(unsafe { _mm512_sqrt_ps(self.0) })
+    }
+    #[inline(always)]
+    fn lt(self, other: Self) -> Mask16 {
+        // SAFETY: see the module documentation.
+        Mask16(unsafe { _mm512_cmp_ps_mask::<_CMP_LT_OQ>(self.0, other.0) })
+    }
+    #[inline(always)]
+    fn ge(self, other: Self) -> Mask16 {
+        // SAFETY: see the module documentation.
+        Mask16(unsafe { _mm512_cmp_ps_mask::<_CMP_GE_OQ>(self.0, other.0) })
+    }
+    #[inline(always)]
+    fn gt(self, other: Self) -> Mask16 {
+        // SAFETY: see the module documentation.
+        Mask16(unsafe { _mm512_cmp_ps_mask::<_CMP_GT_OQ>(self.0, other.0) })
+    }
+    #[inline(always)]
+    fn select(mask: Mask16, yes: Self, no: Self) -> Self {
+        // SAFETY: see the module documentation.
+        Self(unsafe { _mm512_mask_blend_ps(mask.0, no.0, yes.0) })
+    }
+}
+
+/// The sum of a pass: eight lanes, the lower half of a block added before the upper.
+impl AddAssign<F32x16> for f32x8 {
+    #[inline(always)]
+    fn add_assign(&mut self, v: F32x16) {
+        // SAFETY: `__m512` and `[f32x8; 2]` are both 64 bytes of sixteen `f32` in lane
+        // order, and every bit pattern is a valid `f32`.
+        let [low, high]: [f32x8; 2] = unsafe { core::mem::transmute::<__m512, [f32x8; 2]>(v.0) };
+        *self += low;
+        *self += high;
+    }
+}
+
+/// `[quads[indices[l]][c] for l in 0..8]` for each `c` (two 4x4 transposes with SSE,
+/// which every x86-64 CPU has).
+#[inline(always)]
+pub(crate) fn transpose8(quads: &[[f32; 4]], indices: &[u32; 8]) -> [f32x8; 4] {
+    use core::arch::x86_64::{
+        __m128, _mm_loadu_ps, _mm_movehl_ps, _mm_movelh_ps, _mm_unpackhi_ps, _mm_unpacklo_ps,
+    };
+    let load = |l: usize| {
+        let q = &quads[indices[l] as usize];
+        // SAFETY: `q` is four `f32`, the sixteen bytes an unaligned load reads; SSE is
+        // part of every x86-64 CPU.
+        unsafe { _mm_loadu_ps(q.as_ptr()) }
+    };
+    let quarter = |o: usize| -> [__m128; 4] {
+        let (a, b, c, d) = (load(o), load(o + 1), load(o + 2), load(o + 3));
+        // SAFETY: SSE is part of every x86-64 CPU.
+        unsafe {
+            let (t0, t1) = (_mm_unpacklo_ps(a, b), _mm_unpackhi_ps(a, b));
+            let (t2, t3) = (_mm_unpacklo_ps(c, d), _mm_unpackhi_ps(c, d));
+            [
+                _mm_movelh_ps(t0, t2),
+                _mm_movehl_ps(t2, t0),
+                _mm_movelh_ps(t1, t3),
+                _mm_movehl_ps(t3, t1),
+            ]
+        }
+    };
+    let (low, high) = (quarter(0), quarter(4));
+    // SAFETY: two `__m128` are the eight `f32` of an `f32x8` in lane order (32 bytes
+    // either way; a value transmute does not need the alignment of either).
+    core::array::from_fn(|c| unsafe {
+        core::mem::transmute::<[__m128; 2], f32x8>([low[c], high[c]])
+    })
+}
+
+impl Lane for F32x16 {
+    const WIDTH: usize = 16;
+    type Indices = [u32; 16];
+    type Sum = f32x8;
+
+    #[inline(always)]
+    fn run<R>(f: impl FnOnce() -> R) -> R {
+        #[target_feature(enable = "avx512f")]
+        fn compiled_for_avx512<R>(f: impl FnOnce() -> R) -> R {
+            f()
+        }
+        assert!(available(), "sixteen lanes need AVX-512F");
+        // SAFETY: the CPU has AVX-512F (asserted above), the only feature the function
+        // is compiled for.
+        unsafe { compiled_for_avx512(f) }
+    }
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        <Self as SimdF32>::splat(v)
+    }
+    #[inline(always)]
+    fn load(s: &[f32], j: usize) -> Self {
+        let rest = s.len().saturating_sub(j);
+        assert!(j <= s.len(), "load past the end");
+        // SAFETY: the masked load reads the lanes `j..min(j + 16, s.len())` only, all
+        // inside the slice; the other lanes are filled with 0 without a read.
+        Self(unsafe { core::arch::x86_64::_mm512_maskz_loadu_ps(first(rest), s.as_ptr().add(j)) })
+    }
+    #[inline(always)]
+    fn indices(list: &[u32], k: usize, own: u32) -> [u32; 16] {
+        match list.get(k..k + 16) {
+            Some(full) => full.try_into().expect("sixteen indices"),
+            None => core::array::from_fn(|lane| list.get(k + lane).copied().unwrap_or(own)),
+        }
+    }
+    #[inline(always)]
+    fn gather(s: &[f32], idx: &[u32; 16]) -> Self {
+        let at = |l: usize| s[idx[l] as usize];
+        // SAFETY: see the module documentation.
+        Self(unsafe {
+            core::arch::x86_64::_mm512_setr_ps(
+                at(0),
+                at(1),
+                at(2),
+                at(3),
+                at(4),
+                at(5),
+                at(6),
+                at(7),
+                at(8),
+                at(9),
+                at(10),
+                at(11),
+                at(12),
+                at(13),
+                at(14),
+                at(15),
+            )
+        })
+    }
+    #[inline(always)]
+    fn gather4(quads: &[[f32; 4]], idx: &[u32; 16]) -> [Self; 4] {
+        use core::arch::x86_64::{
+            _mm_loadu_ps, _mm512_castpd_ps, _mm512_castps_pd, _mm512_castps128_ps512,
+            _mm512_insertf32x4, _mm512_unpackhi_pd, _mm512_unpackhi_ps, _mm512_unpacklo_pd,
+            _mm512_unpacklo_ps,
+        };
+        let load = |l: usize| {
+            let q = &quads[idx[l] as usize];
+            // SAFETY: `q` is four `f32`, the sixteen bytes an unaligned load reads.
+            unsafe { _mm_loadu_ps(q.as_ptr()) }
+        };
+        // SAFETY (all the intrinsics below): see the module documentation.
+        // Register k holds the quads of neighbours k, k + 4, k + 8 and k + 12, one per
+        // 128-bit lane; a 4x4 transpose inside every 128-bit lane then puts component c
+        // of neighbour 4j + k into lane 4j + k of output c.
+        let row = |k: usize| unsafe {
+            let v = _mm512_castps128_ps512(load(k));
+            let v = _mm512_insertf32x4::<1>(v, load(k + 4));
+            let v = _mm512_insertf32x4::<2>(v, load(k + 8));
+            _mm512_insertf32x4::<3>(v, load(k + 12))
+        };
+        let (z0, z1, z2, z3) = (row(0), row(1), row(2), row(3));
+        unsafe {
+            let (t0, t1) = (_mm512_unpacklo_ps(z0, z1), _mm512_unpackhi_ps(z0, z1));
+            let (t2, t3) = (_mm512_unpacklo_ps(z2, z3), _mm512_unpackhi_ps(z2, z3));
+            let (t0, t1, t2, t3) = (
+                _mm512_castps_pd(t0),
+                _mm512_castps_pd(t1),
+                _mm512_castps_pd(t2),
+                _mm512_castps_pd(t3),
+            );
+            [
+                Self(_mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2))),
+                Self(_mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2))),
+                Self(_mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3))),
+                Self(_mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3))),
+            ]
+        }
+    }
+    #[inline(always)]
+    fn mask_tail(r2: Self, remaining: usize) -> Self {
+        if remaining >= 16 {
+            r2
+        } else {
+            // SAFETY: see the module documentation.
+            let inf = unsafe { _mm512_set1_ps(f32::INFINITY) };
+            Self(unsafe { _mm512_mask_blend_ps(first(remaining), inf, r2.0) })
+        }
+    }
+    #[inline(always)]
+    fn total(sum: f32x8) -> f32 {
+        sum.reduce_add()
+    }
+    #[inline(always)]
+    fn indicator(r2: Self, h2: f32) -> Self {
+        let s = <Self as SimdF32>::splat;
+        Self::select(r2.lt(s(h2)), s(1.0), s(0.0))
+    }
+    #[inline(always)]
+    fn recip_or_zero(self) -> Self {
+        let s = <Self as SimdF32>::splat;
+        Self::select(self.gt(s(0.0)), s(1.0) / self, s(0.0))
+    }
+    #[inline(always)]
+    fn poly6<const D: usize>(k: &Kernel<D>, r2: Self) -> Self {
+        k.poly6_lanes(r2)
+    }
+    #[inline(always)]
+    fn gradient_factor<const D: usize>(k: &Kernel<D>, r2: Self) -> Self {
+        k.spiky_gradient_factor_lanes(r2)
+    }
+    #[inline(always)]
+    fn s_corr(t: &TensileCorrection, w: Self) -> Self {
+        t.s_corr_from_poly6_lanes(w)
+    }
+    #[inline(always)]
+    fn position_delta<const D: usize>(
+        k: &Kernel<D>,
+        scale: f32,
+        lambda_sum: Self,
+        s_corr: Self,
+        factor: Self,
+        x: [Self; D],
+    ) -> [Self; D] {
+        k.position_delta_term_lanes(scale, lambda_sum, s_corr, factor, x)
+    }
+    #[inline(always)]
+    fn xsph<const D: usize>(k: &Kernel<D>, volume: Self, dv: [Self; D], w: Self) -> [Self; D] {
+        k.xsph_term_lanes(volume, dv, w)
+    }
+    #[inline(always)]
+    fn curl<const D: usize>(
+        k: &Kernel<D>,
+        volume: Self,
+        dv: [Self; D],
+        grad: [Self; D],
+    ) -> [Self; 3] {
+        k.vorticity_term_lanes(volume, dv, grad)
+    }
+    #[inline(always)]
+    fn vorticity_gradient<const D: usize>(
+        k: &Kernel<D>,
+        volume: Self,
+        d_magnitude: Self,
+        grad: [Self; D],
+    ) -> [Self; D] {
+        k.vorticity_gradient_term_lanes(volume, d_magnitude, grad)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn lanes(v: F32x16) -> [f32; 16] {
+        // SAFETY: sixteen `f32` in lane order.
+        unsafe { core::mem::transmute::<__m512, [f32; 16]>(v.0) }
+    }
+
+    fn from(a: [f32; 16]) -> F32x16 {
+        // SAFETY: sixteen `f32` in lane order.
+        F32x16(unsafe { core::mem::transmute::<[f32; 16], __m512>(a) })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Every lane formula of `pbf-kernels` on sixteen lanes gives the bits of the
+        /// scalar reference, lane by lane (with the edge values of the support mixed in).
+        #[test]
+        fn kernels_on_sixteen_lanes_are_the_scalar_reference(
+            r2 in prop::array::uniform16(prop_oneof![0.0f32..1.2, Just(0.0), Just(1.0), Just(1e-39), Just(f32::INFINITY)]),
+            x in prop::array::uniform3(prop::array::uniform16(-1.0f32..1.0)),
+            lambda in prop::array::uniform16(-50.0f32..50.0),
+            h in 0.01f32..10.0,
+        ) {
+            if !available() {
+                return Ok(());
+            }
+            let k = Kernel::<3>::new(h).unwrap();
+            let t = TensileCorrection::new(&k, 0.1, 4, 0.2).unwrap();
+            let r2: [f32; 16] = r2.map(|v| v * h * h);
+            let (w, f, s, d, n) = F32x16::run(|| {
+                let r = from(r2);
+                let w = k.poly6_lanes(r);
+                let f = k.spiky_gradient_factor_lanes(r);
+                let s = t.s_corr_from_poly6_lanes(w);
+                let xs = x.map(from);
+                let d = k.position_delta_term_lanes(0.5, from(lambda), s, f, xs);
+                let n = pbf_kernels::norm2_lanes(xs);
+                (lanes(w), lanes(f), lanes(s), d.map(lanes), lanes(n))
+            });
+            for l in 0..16 {
+                prop_assert_eq!(w[l].to_bits(), k.poly6(r2[l]).to_bits());
+                prop_assert_eq!(f[l].to_bits(), k.spiky_gradient_factor(r2[l]).to_bits());
+                let sl = t.s_corr_from_poly6(k.poly6(r2[l]));
+                prop_assert_eq!(s[l].to_bits(), sl.to_bits());
+                let xl = [x[0][l], x[1][l], x[2][l]];
+                let dl = k.position_delta_term(0.5, lambda[l], sl, k.spiky_gradient_factor(r2[l]), xl);
+                for a in 0..3 {
+                    prop_assert_eq!(d[a][l].to_bits(), dl[a].to_bits());
+                }
+                prop_assert_eq!(n[l].to_bits(), pbf_kernels::norm2(xl).to_bits());
+            }
+        }
+
+        /// The transposed loads give `quads[indices[lane]][c]`, at both widths.
+        #[test]
+        fn gather4_transposes_the_quads(
+            quads in prop::collection::vec(prop::array::uniform4(-1e3f32..1e3), 1..64),
+            picks in prop::array::uniform16(any::<prop::sample::Index>()),
+        ) {
+            let indices: [u32; 16] = picks.map(|p| p.index(quads.len()) as u32);
+            let eight: [u32; 8] = indices[..8].try_into().unwrap();
+            let x8 = transpose8(&quads, &eight);
+            for c in 0..4 {
+                for l in 0..8 {
+                    prop_assert_eq!(x8[c].to_array()[l], quads[eight[l] as usize][c]);
+                }
+            }
+            if available() {
+                let x16 = F32x16::run(|| <F32x16 as Lane>::gather4(&quads, &indices).map(lanes));
+                for c in 0..4 {
+                    for l in 0..16 {
+                        prop_assert_eq!(x16[c][l], quads[indices[l] as usize][c]);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn negation_flips_the_sign_bit_and_sums_keep_the_order_of_eight() {
+        if !available() {
+            return;
+        }
+        let v: [f32; 16] = core::array::from_fn(|l| l as f32 - 4.0);
+        let (neg, sum) = F32x16::run(|| {
+            let neg = lanes(-from(v));
+            let mut sum = f32x8::default();
+            sum += from(v);
+            (neg, sum.to_array())
+        });
+        assert_eq!(neg[4].to_bits(), (-0.0f32).to_bits());
+        assert_eq!(neg[0], 4.0);
+        // Lower eight lanes, then the upper eight.
+        let expected: [f32; 8] = core::array::from_fn(|l| (0.0 + v[l]) + v[l + 8]);
+        assert_eq!(sum, expected);
+        let tail = F32x16::run(|| lanes(<F32x16 as Lane>::mask_tail(from(v), 3)));
+        assert_eq!(&tail[..3], &v[..3]);
+        assert!(tail[3..].iter().all(|t| t.is_infinite()));
+    }
+}
