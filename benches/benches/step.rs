@@ -7,6 +7,7 @@
 //! times before measuring, so the fluid is moving and the grid is in its steady state.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use pbf_core::Backend;
 use pbf_core::scenes::{AnySolver, build};
 use std::time::Duration;
 
@@ -45,27 +46,39 @@ fn phases(solver: &mut AnySolver, steps: usize) -> String {
 
 fn bench_step(c: &mut Criterion) {
     eprintln!("SIMD backend of f32x8: {}", pbf_kernels::simd_backend());
-    let cases: &[(&str, usize)] = &[
-        ("dam-break", 10_000),
-        ("dam-break", 100_000),
-        ("dam-break-2d", 100_000),
-        ("dam-break", 1_000_000),
+    eprintln!(
+        "Backend::Lanes runs {} lanes on this CPU",
+        Backend::Lanes.lane_width()
+    );
+    // The default backend (the widest lanes the CPU has), and at 100k in 3D also the
+    // eight-lane backend, for the ratio in one run.
+    let cases: &[(&str, usize, Backend)] = &[
+        ("dam-break", 10_000, Backend::Lanes),
+        ("dam-break", 100_000, Backend::Lanes),
+        ("dam-break", 100_000, Backend::Lanes8),
+        ("dam-break-2d", 100_000, Backend::Lanes),
+        ("dam-break", 1_000_000, Backend::Lanes),
     ];
     let mut group = c.benchmark_group("step");
-    for &(scene, particles) in cases {
+    for &(scene, particles, backend) in cases {
+        let scene_label = match backend {
+            Backend::Lanes8 => format!("{scene}-lanes8"),
+            _ => scene.to_string(),
+        };
         for threads in [1usize, 2] {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .expect("pool");
             let mut solver = build(scene, particles).expect("scene");
+            solver.set_backend(backend);
             let n = solver.len();
             pool.install(|| {
                 for _ in 0..30 {
                     solver.step().expect("warm-up");
                 }
                 eprintln!(
-                    "{scene} {} on {threads} thread(s): {}",
+                    "{scene_label} {} on {threads} thread(s): {}",
                     label(n),
                     phases(&mut solver, 5)
                 );
@@ -80,7 +93,7 @@ fn bench_step(c: &mut Criterion) {
                     .sample_size(20)
                     .measurement_time(Duration::from_secs(8));
             }
-            let id = BenchmarkId::new(format!("{scene}/{threads}t"), label(n));
+            let id = BenchmarkId::new(format!("{scene_label}/{threads}t"), label(n));
             group.bench_function(id, |b| {
                 b.iter(|| pool.install(|| solver.step().expect("step")))
             });

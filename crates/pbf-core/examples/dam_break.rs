@@ -2,7 +2,7 @@
 //! with the time per phase.
 //!
 //! ```text
-//! cargo run --release -p pbf-core --example dam_break -- [PARTICLES] [STEPS] [SCENE]
+//! cargo run --release -p pbf-core --example dam_break -- [PARTICLES] [STEPS] [SCENE] [lanes8|scalar]
 //! ```
 
 use std::time::Duration;
@@ -13,8 +13,13 @@ fn main() -> Result<(), pbf_core::CoreError> {
     let steps: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(60);
     let scene = args.next().unwrap_or_else(|| "dam-break".to_string());
     let mut solver = pbf_core::scenes::build(&scene, particles)?;
+    match args.next().as_deref() {
+        Some("lanes8") => solver.set_backend(pbf_core::Backend::Lanes8),
+        Some("scalar") => solver.set_backend(pbf_core::Backend::Scalar),
+        _ => {}
+    }
     println!(
-        "{scene}: {} particles, SIMD backend {}",
+        "{scene}: {} particles, SIMD backend of f32x8 {}",
         solver.len(),
         pbf_kernels::simd_backend()
     );

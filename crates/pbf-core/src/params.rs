@@ -94,6 +94,8 @@ pub enum Backend {
     Lanes,
     /// Eight neighbours at a time on `f32x8`, on every CPU (through `wide`, whose
     /// instructions the build's target features choose: two SSE2 registers by default).
+    /// A checkpoint records only whether the backend is `Scalar`, so this one restores
+    /// as `Lanes`, which continues with the same bits.
     Lanes8,
     /// One neighbour at a time through the scalar reference of `pbf-kernels`.
     Scalar,

@@ -59,6 +59,21 @@ impl AnySolver {
         }
     }
 
+    /// Switches the implementation of the neighbour passes ([`Solver::set_backend`]).
+    ///
+    /// ```
+    /// let mut s = pbf_core::scenes::build("dam-break-2d", 500)?;
+    /// s.set_backend(pbf_core::Backend::Lanes8);
+    /// s.step()?;
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn set_backend(&mut self, backend: crate::Backend) {
+        match self {
+            AnySolver::Two(s) => s.set_backend(backend),
+            AnySolver::Three(s) => s.set_backend(backend),
+        }
+    }
+
     /// Number of particles.
     ///
     /// ```

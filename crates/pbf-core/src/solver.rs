@@ -1081,6 +1081,22 @@ impl<const D: usize> Solver<D> {
         self.relaxation
     }
 
+    /// Switches the implementation of the neighbour passes from the next step on
+    /// (for example to compare the widths in one run; `Lanes` and `Lanes8` give the
+    /// same bits).
+    ///
+    /// ```
+    /// use pbf_core::{Backend, scenes};
+    /// let mut s = scenes::dam_break_3d(1000)?;
+    /// s.set_backend(Backend::Scalar);
+    /// assert_eq!(s.params().backend(), Backend::Scalar);
+    /// s.step()?;
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn set_backend(&mut self, backend: Backend) {
+        self.params.backend = backend;
+    }
+
     /// The kernel (radius and constants).
     ///
     /// ```
