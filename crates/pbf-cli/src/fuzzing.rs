@@ -61,7 +61,9 @@ pub fn scene_parse(data: &[u8]) {
     for _ in 0..3 {
         match solver.step() {
             Ok(_) => {}
-            Err(pbf_core::CoreError::Diverged { .. }) => return,
+            Err(pbf_core::CoreError::Diverged { .. } | pbf_core::CoreError::Collapsed { .. }) => {
+                return;
+            }
             Err(e) => panic!("step gave {e:?}"),
         }
         match &solver {

@@ -94,6 +94,25 @@ pub enum CoreError {
         /// The id of the first particle with a non-finite velocity.
         id: u64,
     },
+    /// The fluid collapsed into clumps: the particles around one reached sixteen times
+    /// the rest density, where PBF holds it within a few percent. This is a diverging
+    /// run (typically a time step too large for the flow's speed); the step stops
+    /// before the neighbour lists, whose memory grows with the square of a clump, take
+    /// it all. The state is the one the step had reached (predicted and sorted), kept
+    /// for inspection.
+    #[error(
+        "step {step}: the fluid collapsed around particle id {id} ({candidates} particles in the cells around it, {limit} allowed = 16 times the rest density); reduce the time step or raise the iteration count"
+    )]
+    Collapsed {
+        /// The step that stopped.
+        step: u64,
+        /// The id of the particle with the most crowded neighbourhood found first.
+        id: u64,
+        /// The particles in the `3^D` search cells around it.
+        candidates: u64,
+        /// The most allowed (16 times their number at rest density).
+        limit: u64,
+    },
     /// The neighbour search rejected the positions.
     #[error("neighbour search: {0}")]
     Grid(#[from] GridError),

@@ -264,7 +264,7 @@ fn solver_in<const D: usize>(flags: u8, r: &mut ByteReader<'_>) {
                 assert_eq!(stats.particles, solver.len());
                 check_particles(&solver);
             }
-            Err(CoreError::Diverged { .. }) => return,
+            Err(CoreError::Diverged { .. } | CoreError::Collapsed { .. }) => return,
             Err(e) => panic!("step gave {e:?}"),
         }
     }

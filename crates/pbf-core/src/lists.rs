@@ -46,6 +46,23 @@ pub(crate) fn room_per_particle<const D: usize>(radius: f32, spacing: f32) -> us
     (factor * ball).ceil().min(1e6) as usize + 1
 }
 
+/// How many times the rest density a particle's neighbourhood may reach before a list
+/// build stops with [`Overfull`] (see [`max_candidates`]).
+pub(crate) const COLLAPSE_FACTOR: usize = 16;
+
+/// The most candidates (particles of the `3^D` cells of side `radius` around its own)
+/// a particle may have: [`COLLAPSE_FACTOR`] times their number at rest density on a
+/// lattice of `spacing`. PBF holds the density within a few percent of rest; sixteen
+/// times is a fluid that has collapsed into clumps (a diverging run), whose lists
+/// would take memory quadratic in the clump size (a 2D dam break at four times its
+/// stable time step took 20 GB).
+pub(crate) fn max_candidates<const D: usize>(radius: f32, spacing: f32) -> usize {
+    let cells = f64::from(radius) / f64::from(spacing) * 3.0;
+    (COLLAPSE_FACTOR as f64 * cells.powi(D as i32))
+        .ceil()
+        .min(1e12) as usize
+}
+
 /// The lists of one block of [`BLOCK`] particles.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct ListBlock {
@@ -53,6 +70,18 @@ pub(crate) struct ListBlock {
     ends: Vec<u32>,
     /// The lists one after the other; entries past the last end are scratch.
     indices: Vec<u32>,
+    /// The first particle of the block whose candidates exceeded the limit of the
+    /// build, and their number (its list and the later ones are left empty).
+    overfull: Option<(usize, usize)>,
+}
+
+/// A build stopped: a particle has more candidates than the limit allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Overfull {
+    /// The particle (sorted index).
+    pub(crate) index: usize,
+    /// Its candidates (the particles of the cells around its own).
+    pub(crate) candidates: usize,
 }
 
 /// Every particle's neighbours within h, excluding itself.
@@ -63,6 +92,8 @@ pub(crate) struct NeighbourLists {
     len: usize,
     /// Which distance test builds the lists.
     sifter: Sifter,
+    /// The most candidates a particle may have (see [`Self::set_max_candidates`]).
+    max_candidates: Option<usize>,
 }
 
 /// The code that sifts the candidates: both give the same lists, entry for entry.
@@ -100,10 +131,22 @@ impl NeighbourLists {
         }
     }
 
+    /// Makes [`build`](Self::build) fail, before it allocates for them, when a particle
+    /// has more than `limit` candidates: the memory of the lists grows with the square
+    /// of a clump's size, so a collapsed flow would otherwise take gigabytes.
+    pub(crate) fn set_max_candidates(&mut self, limit: usize) {
+        self.max_candidates = Some(limit);
+    }
+
     /// Rebuilds the lists for `positions` (sorted as the grid's last rebuild left them),
     /// with room in every block for `per_particle` entries a particle, so that a flow
     /// whose density stays below that bound never reallocates (see
     /// [`room_per_particle`]).
+    ///
+    /// # Errors
+    /// [`Overfull`] for the first particle (in sorted order) with more candidates than
+    /// [`set_max_candidates`](Self::set_max_candidates) allows; the lists are then not
+    /// usable until the next successful build.
     ///
     /// # Panics
     /// When `positions` do not have the grid's length (a bug in the caller).
@@ -113,7 +156,7 @@ impl NeighbourLists {
         positions: [&[f32]; D],
         h2: f32,
         per_particle: usize,
-    ) {
+    ) -> Result<(), Overfull> {
         let n = positions[0].len();
         assert!(
             positions.iter().all(|p| p.len() == n) && grid.cell_of().len() == n,
@@ -124,6 +167,7 @@ impl NeighbourLists {
         if self.blocks.len() < blocks {
             self.blocks.resize_with(blocks, ListBlock::default);
         }
+        let most = self.max_candidates.unwrap_or(usize::MAX);
         for_each_chunk_of([&mut self.blocks[..blocks]], 1, 1, &|first, [chunk]| {
             for (b, block) in chunk.iter_mut().enumerate() {
                 let start = (first + b) * BLOCK;
@@ -132,13 +176,18 @@ impl NeighbourLists {
                     block.indices.resize(room, 0);
                 }
                 let range = start..(start + BLOCK).min(n);
+                block.overfull = None;
                 match self.sifter {
-                    Sifter::Portable => fill_block(block, grid, positions, h2, range),
+                    Sifter::Portable => fill_block(block, grid, positions, h2, range, most),
                     #[cfg(target_arch = "x86_64")]
-                    Sifter::Avx512 => avx512::fill_block(block, grid, positions, h2, range),
+                    Sifter::Avx512 => avx512::fill_block(block, grid, positions, h2, range, most),
                 }
             }
         });
+        match self.blocks[..blocks].iter().find_map(|b| b.overfull) {
+            Some((index, candidates)) => Err(Overfull { index, candidates }),
+            None => Ok(()),
+        }
     }
 
     /// The number of entries in all lists.
@@ -182,24 +231,32 @@ const COMPRESS: [[u32; 8]; 256] = {
     table
 };
 
-/// The candidate ranges of the particles of `cell`, after making room in `block` for
-/// all of them past `used`, plus `surplus` entries that a sifter writes past the hits.
+/// The candidate ranges of particle `i` in `cell`, after making room in `block` for
+/// all of them past `used`, plus `surplus` entries that a sifter writes past the hits;
+/// `None` (and the block marked overfull) when they are more than `limit`.
+#[allow(clippy::too_many_arguments)]
 fn candidates_with_room<'g, const D: usize>(
     block: &mut ListBlock,
     grid: &'g Grid<D>,
+    i: usize,
     cell: u32,
     used: usize,
     surplus: usize,
-) -> &'g [pbf_grid::CellRange] {
+    limit: usize,
+) -> Option<&'g [pbf_grid::CellRange]> {
     let candidates = grid.candidate_ranges(cell as usize);
     let most: usize = candidates.iter().map(|r| r.len()).sum();
+    if most > limit || block.overfull.is_some() {
+        block.overfull.get_or_insert((i, most));
+        return None;
+    }
     let needed = used + most + surplus;
     if block.indices.len() < needed {
         // Half again as much as needed, so that a flow that packs a block a little
         // tighter later does not reallocate in the middle of a run.
         block.indices.resize(needed + needed / 2, 0);
     }
-    candidates
+    Some(candidates)
 }
 
 /// The lists of the particles `range`, by an eight-wide distance test over their
@@ -212,6 +269,7 @@ fn fill_block<const D: usize>(
     positions: [&[f32]; D],
     h2: f32,
     range: core::ops::Range<usize>,
+    most: usize,
 ) {
     block.ends.clear();
     let cells = grid.cell_of();
@@ -219,7 +277,10 @@ fn fill_block<const D: usize>(
     let mut used = 0usize;
     for i in range {
         let xi: [f32x8; D] = core::array::from_fn(|a| f32x8::splat(positions[a][i]));
-        let candidates = candidates_with_room(block, grid, cells[i], used, 8);
+        let Some(candidates) = candidates_with_room(block, grid, i, cells[i], used, 8, most) else {
+            block.ends.push(used as u32);
+            continue;
+        };
         for candidates in candidates {
             let (start, end) = (candidates.start as usize, candidates.end as usize);
             let mut j = start;
@@ -270,6 +331,7 @@ mod avx512 {
         positions: [&[f32]; D],
         h2: f32,
         range: core::ops::Range<usize>,
+        most: usize,
     ) {
         assert!(
             std::arch::is_x86_feature_detected!("avx512f")
@@ -278,7 +340,7 @@ mod avx512 {
         );
         // SAFETY: the CPU has AVX-512F and POPCNT (asserted above; the target features
         // are all the function requires beyond what its own body checks).
-        unsafe { fill_block_avx512(block, grid, positions, h2, range) }
+        unsafe { fill_block_avx512(block, grid, positions, h2, range, most) }
     }
 
     #[target_feature(enable = "avx512f,popcnt")]
@@ -288,6 +350,7 @@ mod avx512 {
         positions: [&[f32]; D],
         h2: f32,
         range: core::ops::Range<usize>,
+        most: usize,
     ) {
         block.ends.clear();
         let cells = grid.cell_of();
@@ -296,7 +359,12 @@ mod avx512 {
         let mut used = 0usize;
         for i in range {
             let xi: [__m512; D] = core::array::from_fn(|a| _mm512_set1_ps(positions[a][i]));
-            let candidates = super::candidates_with_room(block, grid, cells[i], used, 16);
+            let Some(candidates) =
+                super::candidates_with_room(block, grid, i, cells[i], used, 16, most)
+            else {
+                block.ends.push(used as u32);
+                continue;
+            };
             for candidates in candidates {
                 let (start, end) = (candidates.start as usize, candidates.end as usize);
                 assert!(
@@ -449,7 +517,7 @@ mod tests {
                 // Twice, so that the second build reuses the blocks of the first.
                 for _ in 0..2 {
                     let mut pairs = 0;
-                    lists.build(&grid, [&p[0], &p[1], &p[2]], h * h, 4);
+                    lists.build(&grid, [&p[0], &p[1], &p[2]], h * h, 4).unwrap();
                     for i in 0..n {
                         let expected: Vec<u32> = (0..n)
                             .filter(|&j| {
@@ -502,12 +570,14 @@ mod tests {
                     .collect()
             });
             let mut lists = NeighbourLists::with_sifter(sifter);
-            lists.build(
-                &grid,
-                core::array::from_fn(|a| &sorted[a][..]),
-                radius * radius,
-                3,
-            );
+            lists
+                .build(
+                    &grid,
+                    core::array::from_fn(|a| &sorted[a][..]),
+                    radius * radius,
+                    3,
+                )
+                .unwrap();
             (0..p[0].len()).map(|i| lists.of(i).to_vec()).collect()
         }
         let all: Vec<Vec<Vec<u32>>> = sifters()
@@ -576,7 +646,9 @@ mod tests {
                 .collect()
         });
         let mut lists = NeighbourLists::default();
-        lists.build(&grid, [&sorted[0], &sorted[1]], 0.12 * 0.12, 0);
+        lists
+            .build(&grid, [&sorted[0], &sorted[1]], 0.12 * 0.12, 0)
+            .unwrap();
         let mut quads = Vec::new();
         pack(
             &mut quads,

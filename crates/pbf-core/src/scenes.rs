@@ -200,6 +200,43 @@ pub fn build(name: &str, particles: usize) -> Result<AnySolver, CoreError> {
     })
 }
 
+/// The time step of a built-in scene whose fluid collapses or falls from `height`:
+/// 1/120 s, or less where the free-fall speed `sqrt(2 |g| height)` would carry a
+/// particle more than half a kernel radius `h` in one step (a Courant number of 0.5).
+///
+/// The scenes keep the spacing and grow with the particle count, so a larger scene
+/// is a taller one with faster flow; with a fixed step the largest ones would move
+/// particles by more than `h` a step, which no neighbour-based solver follows (the 2D
+/// dam break with 100k particles at 1/120 s reached 4000 m/s and 1400% density error).
+/// With this bound every size runs at the same Courant number.
+///
+/// ```
+/// use pbf_core::scenes::scene_time_step;
+/// assert_eq!(scene_time_step(1.0, 0.1, 9.81), 1.0 / 120.0);
+/// let dt = scene_time_step(22.0, 0.1, 9.81);
+/// assert!((dt * (2.0f32 * 9.81 * 22.0).sqrt() - 0.05).abs() < 1e-6);
+/// ```
+pub fn scene_time_step(height: f32, kernel_radius: f32, gravity: f32) -> f32 {
+    let speed = (2.0 * gravity.abs() * height.max(0.0)).sqrt();
+    let courant = 0.5 * kernel_radius / speed;
+    if courant.is_finite() {
+        courant.min(1.0 / 120.0)
+    } else {
+        1.0 / 120.0
+    }
+}
+
+/// Default parameters at [`SPACING`] with the time step of [`scene_time_step`] for a
+/// fall from `height`.
+fn scene_params<const D: usize>(height: f32) -> Result<Params<D>, CoreError> {
+    let defaults = Params::<D>::builder(SPACING).build()?;
+    let g = defaults.gravity().iter().map(|c| c * c).sum::<f32>().sqrt();
+    defaults
+        .to_builder()
+        .time_step(scene_time_step(height, defaults.kernel_radius(), g))
+        .build()
+}
+
 fn side(particles: usize, dimension: u32) -> usize {
     ((particles as f64).powf(1.0 / f64::from(dimension)).round() as usize).max(2)
 }
@@ -215,7 +252,7 @@ fn side(particles: usize, dimension: u32) -> usize {
 pub fn dam_break_3d(particles: usize) -> Result<Solver<3>, CoreError> {
     let n = side(particles, 3);
     let a = n as f32 * SPACING;
-    let params = Params::<3>::builder(SPACING).build()?;
+    let params = scene_params::<3>(a)?;
     let mut s = Solver::new(params, Domain::new([0.0; 3], [4.0 * a, 1.5 * a, a])?)?;
     s.add_block([0.0; 3], [a, a, a], [0.0; 3])?;
     Ok(s)
@@ -232,7 +269,7 @@ pub fn dam_break_3d(particles: usize) -> Result<Solver<3>, CoreError> {
 pub fn dam_break_2d(particles: usize) -> Result<Solver<2>, CoreError> {
     let n = side(particles / 2, 2);
     let a = n as f32 * SPACING;
-    let params = Params::<2>::builder(SPACING).build()?;
+    let params = scene_params::<2>(2.0 * a)?;
     let mut s = Solver::new(params, Domain::new([0.0; 2], [5.0 * a, 2.5 * a])?)?;
     s.add_block([0.0; 2], [a, 2.0 * a], [0.0; 2])?;
     Ok(s)
@@ -250,7 +287,7 @@ pub fn double_dam_break_3d(particles: usize) -> Result<Solver<3>, CoreError> {
     let n = side(particles, 3);
     let a = n as f32 * SPACING;
     let half = (n / 2).max(1) as f32 * SPACING;
-    let params = Params::<3>::builder(SPACING).build()?;
+    let params = scene_params::<3>(a)?;
     let mut s = Solver::new(params, Domain::new([0.0; 3], [3.0 * a, 1.5 * a, a])?)?;
     s.add_block([0.0; 3], [a, a, half], [0.0; 3])?;
     s.add_block([2.0 * a, 0.0, a - half], [3.0 * a, a, a], [0.0; 3])?;
@@ -301,7 +338,7 @@ pub fn glass_3d(particles: usize) -> Result<Solver<3>, CoreError> {
     let wall = 4.0 * SPACING;
     let height = 2.5 * b;
     let width = 2.0 * (radius + wall) + 2.0 * SPACING;
-    let params = Params::<3>::builder(SPACING).build()?;
+    let params = scene_params::<3>(height + b)?;
     let domain = Domain::new([0.0; 3], [width, height + 2.5 * b, width])?;
     let mut s = Solver::new(params, domain)?;
     let c = 0.5 * width;
@@ -335,7 +372,7 @@ pub fn glass_2d(particles: usize) -> Result<Solver<2>, CoreError> {
     let wall = 4.0 * SPACING;
     let height = 2.5 * b;
     let width = 2.0 * (half_width + wall) + 2.0 * SPACING;
-    let params = Params::<2>::builder(SPACING).build()?;
+    let params = scene_params::<2>(height + b)?;
     let domain = Domain::new([0.0; 2], [width, height + 2.5 * b])?;
     let mut s = Solver::new(params, domain)?;
     let c = 0.5 * width;

@@ -6,7 +6,9 @@ use crate::constraint::{Constraint, jacobi_relaxation};
 use crate::diagnostics::{PhaseTimes, StepDiagnostics};
 use crate::emitter::Emitter;
 use crate::lanes::Lane;
-use crate::lists::{NeighbourLists, Neighbourhood, pack, repack_extra, room_per_particle};
+use crate::lists::{
+    NeighbourLists, Neighbourhood, Overfull, max_candidates, pack, repack_extra, room_per_particle,
+};
 use crate::parallel::{deterministic_sum, for_each_chunk, max_of};
 use crate::{Backend, CoreError, Iterations, Params, Relaxation, viscosity, vorticity};
 use core::ops::Range;
@@ -536,8 +538,10 @@ impl<const D: usize> Solver<D> {
     ///
     /// # Errors
     /// [`CoreError::Diverged`] when a velocity became NaN or infinite (the state is
-    /// the one the step produced); [`CoreError::Grid`] when the particles span more
-    /// cells than the neighbour search can index.
+    /// the one the step produced); [`CoreError::Collapsed`] when the particles around
+    /// one reached sixteen times the rest density (a diverging run; the step stops
+    /// before its neighbour lists take the memory); [`CoreError::Grid`] when the
+    /// particles span more cells than the neighbour search can index.
     ///
     /// ```
     /// use pbf_core::{Domain, Params, Solver};
@@ -1051,12 +1055,26 @@ impl<const D: usize> Solver<D> {
             self.grid.reorder(&mut self.ids, &mut self.scratch_ids)?;
         }
         self.lists
-            .build(&self.grid, refs(&self.predicted), radius * radius, room);
+            .set_max_candidates(max_candidates::<D>(radius, self.params.spacing()));
+        self.lists
+            .build(&self.grid, refs(&self.predicted), radius * radius, room)
+            .map_err(|e| self.collapsed(e))?;
         for a in 0..D {
             self.built[a].clear();
             self.built[a].extend_from_slice(&self.predicted[a]);
         }
         Ok(())
+    }
+
+    /// The error of a list build that found the fluid collapsed (during a step, after
+    /// the arrays were sorted: `index` is a sorted index).
+    fn collapsed(&self, e: Overfull) -> CoreError {
+        CoreError::Collapsed {
+            step: self.steps() + 1,
+            id: self.ids[e.index],
+            candidates: e.candidates as u64,
+            limit: max_candidates::<D>(self.list_radius(), self.params.spacing()) as u64,
+        }
     }
 
     /// The radius of the neighbour search and the lists: `h (1 + LIST_SKIN)`.
@@ -1146,12 +1164,24 @@ impl<const D: usize> Solver<D> {
                 tables: &self.walls,
             },
         );
-        self.lists.build(
-            &self.grid,
-            refs(&sorted),
-            list_radius * list_radius,
-            room_per_particle::<D>(list_radius, self.params.spacing()),
-        );
+        self.lists
+            .set_max_candidates(max_candidates::<D>(list_radius, self.params.spacing()));
+        self.lists
+            .build(
+                &self.grid,
+                refs(&sorted),
+                list_radius * list_radius,
+                room_per_particle::<D>(list_radius, self.params.spacing()),
+            )
+            .map_err(|e| {
+                let id = self.ids[permutation[e.index] as usize];
+                CoreError::Collapsed {
+                    step: self.steps(),
+                    id,
+                    candidates: e.candidates as u64,
+                    limit: max_candidates::<D>(list_radius, self.params.spacing()) as u64,
+                }
+            })?;
         // One constraint iteration: the lambda pass, then the delta pass with the
         // neighbours' lambda packed beside their positions.
         fn iteration<L: Lane, const D: usize>(

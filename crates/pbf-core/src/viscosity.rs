@@ -122,7 +122,9 @@ mod tests {
         let kernel = Kernel::<3>::new(h).unwrap();
         // Densities from the lattice itself.
         let mut lists = crate::lists::NeighbourLists::default();
-        lists.build(&grid, [&pos[0], &pos[1], &pos[2]], h * h, 0);
+        lists
+            .build(&grid, [&pos[0], &pos[1], &pos[2]], h * h, 0)
+            .unwrap();
         let mut density = vec![0.0f32; count];
         for (i, d) in density.iter_mut().enumerate() {
             grid.for_each_neighbour([&pos[0], &pos[1], &pos[2]], i, |j| {

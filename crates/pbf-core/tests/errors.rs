@@ -554,3 +554,48 @@ fn a_failed_call_leaves_the_solver_as_it_was() {
     b.step().unwrap();
     assert_eq!(a.checkpoint().unwrap(), b.checkpoint().unwrap());
 }
+
+/// Particles crowded to 27 times the rest density (a third of the spacing apart) are
+/// a collapsed fluid: the step stops with `Collapsed`, naming a particle of the clump,
+/// before the neighbour lists allocate for it. At 8 times (half the spacing) the step
+/// runs.
+#[test]
+fn a_collapsed_fluid_stops_the_step_before_its_lists_take_the_memory() {
+    let crowded = |fraction: f32| {
+        let params = Params::<3>::builder(0.05)
+            .gravity([0.0; 3])
+            .build()
+            .unwrap();
+        let mut s = Solver::new(params, Domain::new([0.0; 3], [2.0; 3]).unwrap()).unwrap();
+        let d = 0.05 * fraction;
+        let points: Vec<[f32; 3]> = (0..24 * 24 * 24)
+            .map(|k| {
+                let (x, y, z) = (k % 24, (k / 24) % 24, k / 576);
+                [0.5 + x as f32 * d, 0.5 + y as f32 * d, 0.5 + z as f32 * d]
+            })
+            .collect();
+        s.add_particles(&points, None).unwrap();
+        s
+    };
+    let mut s = crowded(1.0 / 3.0);
+    match s.step() {
+        Err(CoreError::Collapsed {
+            step,
+            id,
+            candidates,
+            limit,
+        }) => {
+            assert_eq!(step, 1);
+            assert!(id < 24 * 24 * 24);
+            assert!(candidates > limit, "{candidates} <= {limit}");
+            // 16 x 27 cells of (2.2 spacings)^3.
+            assert_eq!(limit, (16.0f64 * (3.0f64 * 2.2).powi(3)).ceil() as u64);
+        }
+        other => panic!("expected Collapsed, got {other:?}"),
+    }
+    let message = s.step().unwrap_err().to_string();
+    assert!(message.contains("collapsed") && message.contains("reduce the time step"));
+    let mut s = crowded(0.5);
+    s.step()
+        .expect("eight times the rest density is not a collapse");
+}
