@@ -3,9 +3,11 @@
 //!
 //! - a **scalar reference** on plain `f32`, written as the textbook formula: it is the
 //!   specification;
-//! - a **lane version** over [`f32x8`] (eight pairs in structure-of-arrays form: lanes
-//!   of offsets in, lanes of contributions out), masked so that lanes outside the
-//!   support (`r^2 >= h^2`) and, for gradients, at `r = 0` are exactly zero.
+//! - a **lane version**, generic over [`SimdF32`] and used here on [`f32x8`] (eight
+//!   pairs in structure-of-arrays form: lanes of offsets in, lanes of contributions
+//!   out; `pbf-core` runs the same formulas on sixteen AVX-512 lanes), masked so that
+//!   lanes outside the support (`r^2 >= h^2`) and, for gradients, at `r = 0` are
+//!   exactly zero.
 //!
 //! The property tests in `tests/` hold every lane version **bit-identical** to its
 //! scalar reference: both use only IEEE-754 correctly rounded operations (`+ - * /`
