@@ -67,6 +67,77 @@ pub(crate) trait Lane:
     ) -> [Self; D];
 }
 
+/// The per-pair terms of a lane type that implements `pbf_kernels::SimdF32`: the generic lane
+/// formulas of `pbf-kernels`, the same for every width.
+macro_rules! simd_lane_terms {
+    () => {
+        #[inline(always)]
+        fn indicator(r2: Self, h2: f32) -> Self {
+            let s = <Self as pbf_kernels::SimdF32>::splat;
+            <Self as pbf_kernels::SimdF32>::select(
+                pbf_kernels::SimdF32::lt(r2, s(h2)),
+                s(1.0),
+                s(0.0),
+            )
+        }
+        #[inline(always)]
+        fn recip_or_zero(self) -> Self {
+            let s = <Self as pbf_kernels::SimdF32>::splat;
+            <Self as pbf_kernels::SimdF32>::select(
+                pbf_kernels::SimdF32::gt(self, s(0.0)),
+                s(1.0) / self,
+                s(0.0),
+            )
+        }
+        #[inline(always)]
+        fn poly6<const D: usize>(k: &Kernel<D>, r2: Self) -> Self {
+            k.poly6_lanes(r2)
+        }
+        #[inline(always)]
+        fn gradient_factor<const D: usize>(k: &Kernel<D>, r2: Self) -> Self {
+            k.spiky_gradient_factor_lanes(r2)
+        }
+        #[inline(always)]
+        fn s_corr(t: &TensileCorrection, w: Self) -> Self {
+            t.s_corr_from_poly6_lanes(w)
+        }
+        #[inline(always)]
+        fn position_delta<const D: usize>(
+            k: &Kernel<D>,
+            scale: f32,
+            lambda_sum: Self,
+            s_corr: Self,
+            factor: Self,
+            x: [Self; D],
+        ) -> [Self; D] {
+            k.position_delta_term_lanes(scale, lambda_sum, s_corr, factor, x)
+        }
+        #[inline(always)]
+        fn xsph<const D: usize>(k: &Kernel<D>, volume: Self, dv: [Self; D], w: Self) -> [Self; D] {
+            k.xsph_term_lanes(volume, dv, w)
+        }
+        #[inline(always)]
+        fn curl<const D: usize>(
+            k: &Kernel<D>,
+            volume: Self,
+            dv: [Self; D],
+            grad: [Self; D],
+        ) -> [Self; 3] {
+            k.vorticity_term_lanes(volume, dv, grad)
+        }
+        #[inline(always)]
+        fn vorticity_gradient<const D: usize>(
+            k: &Kernel<D>,
+            volume: Self,
+            d_magnitude: Self,
+            grad: [Self; D],
+        ) -> [Self; D] {
+            k.vorticity_gradient_term_lanes(volume, d_magnitude, grad)
+        }
+    };
+}
+pub(crate) use simd_lane_terms;
+
 impl Lane for f32 {
     const WIDTH: usize = 1;
     type Indices = u32;
@@ -224,60 +295,7 @@ impl Lane for f32x8 {
     fn total(sum: f32x8) -> f32 {
         sum.reduce_add()
     }
-    #[inline(always)]
-    fn indicator(r2: Self, h2: f32) -> Self {
-        r2.simd_lt(f32x8::splat(h2)).select(f32x8::ONE, f32x8::ZERO)
-    }
-    #[inline(always)]
-    fn recip_or_zero(self) -> Self {
-        self.simd_gt(f32x8::ZERO)
-            .select(f32x8::ONE / self, f32x8::ZERO)
-    }
-    #[inline(always)]
-    fn poly6<const D: usize>(k: &Kernel<D>, r2: Self) -> Self {
-        k.poly6_lanes(r2)
-    }
-    #[inline(always)]
-    fn gradient_factor<const D: usize>(k: &Kernel<D>, r2: Self) -> Self {
-        k.spiky_gradient_factor_lanes(r2)
-    }
-    #[inline(always)]
-    fn s_corr(t: &TensileCorrection, w: Self) -> Self {
-        t.s_corr_from_poly6_lanes(w)
-    }
-    #[inline(always)]
-    fn position_delta<const D: usize>(
-        k: &Kernel<D>,
-        scale: f32,
-        lambda_sum: Self,
-        s_corr: Self,
-        factor: Self,
-        x: [Self; D],
-    ) -> [Self; D] {
-        k.position_delta_term_lanes(scale, lambda_sum, s_corr, factor, x)
-    }
-    #[inline(always)]
-    fn xsph<const D: usize>(k: &Kernel<D>, volume: Self, dv: [Self; D], w: Self) -> [Self; D] {
-        k.xsph_term_lanes(volume, dv, w)
-    }
-    #[inline(always)]
-    fn curl<const D: usize>(
-        k: &Kernel<D>,
-        volume: Self,
-        dv: [Self; D],
-        grad: [Self; D],
-    ) -> [Self; 3] {
-        k.vorticity_term_lanes(volume, dv, grad)
-    }
-    #[inline(always)]
-    fn vorticity_gradient<const D: usize>(
-        k: &Kernel<D>,
-        volume: Self,
-        d_magnitude: Self,
-        grad: [Self; D],
-    ) -> [Self; D] {
-        k.vorticity_gradient_term_lanes(volume, d_magnitude, grad)
-    }
+    simd_lane_terms!();
 }
 
 /// Squared length, first axis first (the order of `pbf_kernels::norm2`).

@@ -27,7 +27,7 @@
 
 #![allow(unsafe_code)]
 
-use crate::lanes::Lane;
+use crate::lanes::{Lane, simd_lane_terms};
 use core::arch::x86_64::{
     __m512, __mmask16, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LT_OQ, _mm512_add_ps, _mm512_castps_si512,
     _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_div_ps, _mm512_mask_blend_ps, _mm512_mul_ps,
@@ -310,61 +310,7 @@ impl Lane for F32x16 {
     fn total(sum: f32x8) -> f32 {
         sum.reduce_add()
     }
-    #[inline(always)]
-    fn indicator(r2: Self, h2: f32) -> Self {
-        let s = <Self as SimdF32>::splat;
-        Self::select(r2.lt(s(h2)), s(1.0), s(0.0))
-    }
-    #[inline(always)]
-    fn recip_or_zero(self) -> Self {
-        let s = <Self as SimdF32>::splat;
-        Self::select(self.gt(s(0.0)), s(1.0) / self, s(0.0))
-    }
-    #[inline(always)]
-    fn poly6<const D: usize>(k: &Kernel<D>, r2: Self) -> Self {
-        k.poly6_lanes(r2)
-    }
-    #[inline(always)]
-    fn gradient_factor<const D: usize>(k: &Kernel<D>, r2: Self) -> Self {
-        k.spiky_gradient_factor_lanes(r2)
-    }
-    #[inline(always)]
-    fn s_corr(t: &TensileCorrection, w: Self) -> Self {
-        t.s_corr_from_poly6_lanes(w)
-    }
-    #[inline(always)]
-    fn position_delta<const D: usize>(
-        k: &Kernel<D>,
-        scale: f32,
-        lambda_sum: Self,
-        s_corr: Self,
-        factor: Self,
-        x: [Self; D],
-    ) -> [Self; D] {
-        k.position_delta_term_lanes(scale, lambda_sum, s_corr, factor, x)
-    }
-    #[inline(always)]
-    fn xsph<const D: usize>(k: &Kernel<D>, volume: Self, dv: [Self; D], w: Self) -> [Self; D] {
-        k.xsph_term_lanes(volume, dv, w)
-    }
-    #[inline(always)]
-    fn curl<const D: usize>(
-        k: &Kernel<D>,
-        volume: Self,
-        dv: [Self; D],
-        grad: [Self; D],
-    ) -> [Self; 3] {
-        k.vorticity_term_lanes(volume, dv, grad)
-    }
-    #[inline(always)]
-    fn vorticity_gradient<const D: usize>(
-        k: &Kernel<D>,
-        volume: Self,
-        d_magnitude: Self,
-        grad: [Self; D],
-    ) -> [Self; D] {
-        k.vorticity_gradient_term_lanes(volume, d_magnitude, grad)
-    }
+    simd_lane_terms!();
 }
 
 #[cfg(test)]

@@ -79,7 +79,8 @@ pub struct StabilityResult {
     pub max_density_error: f32,
     /// The most particles found outside the glass at any measured step.
     pub escaped: usize,
-    /// Whether a velocity became NaN or infinite.
+    /// Whether a velocity became NaN or infinite, or the fluid collapsed into clumps
+    /// ([`CoreError::Collapsed`]).
     pub diverged: bool,
     /// Steps run.
     pub steps: u64,
@@ -219,7 +220,9 @@ pub fn run_stability_cell(
                     escaped = escaped.max(g.escaped());
                 }
             }
-            Err(CoreError::Diverged { .. }) => {
+            // A velocity became non-finite, or the fluid collapsed into clumps: both are
+            // a diverged run, a result of the experiment.
+            Err(CoreError::Diverged { .. } | CoreError::Collapsed { .. }) => {
                 diverged = true;
                 break;
             }
