@@ -19,7 +19,7 @@
 //! vorticity_rel = 0.1
 //! unilateral = true
 //! relaxation = "auto"                # or a Jacobi relaxation omega in (0, 1]; 1 = unrelaxed
-//! backend = "lanes"                  # or "scalar"
+//! backend = "lanes"                  # or "lanes8", "scalar"
 //!
 //! [domain]
 //! lo = [0.0, 0.0, 0.0]
@@ -198,7 +198,7 @@ impl<'de> Deserialize<'de> for RelaxationSpec {
     }
 }
 
-/// `backend = "lanes" | "scalar"`.
+/// `backend = "lanes" | "lanes8" | "scalar"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BackendName {

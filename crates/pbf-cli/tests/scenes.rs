@@ -396,3 +396,36 @@ fn the_binary_reports_errors_with_a_non_zero_exit() {
         assert!(!dir.path().join("out").exists());
     }
 }
+
+#[test]
+fn every_backend_name_builds_its_backend_and_survives_the_toml_writer() {
+    use pbf_cli::scene::BackendName;
+    use pbf_core::Backend;
+    for (name, word, backend) in [
+        (BackendName::Lanes, "lanes", Backend::Lanes),
+        (BackendName::Lanes8, "lanes8", Backend::Lanes8),
+        (BackendName::Scalar, "scalar", Backend::Scalar),
+    ] {
+        let text = GOOD.replace(
+            "time_step = 0.01",
+            &format!("time_step = 0.01\nbackend = \"{word}\""),
+        );
+        match Scene::parse(&text, "b.toml").expect("parses").build() {
+            Ok(scenes::AnySolver::Three(s)) => assert_eq!(s.params().backend(), backend),
+            other => panic!("{other:?}"),
+        }
+        let mut file = pbf_cli::builtin_scene("glass", PARTICLES, 0.0, 1).expect("builtin");
+        file.solver.backend = Some(name);
+        let written = pbf_cli::scene_to_toml(&file, "glass");
+        assert!(
+            written.contains(&format!("backend = \"{word}\"")),
+            "{written}"
+        );
+        assert_eq!(Scene::parse(&written, "g.toml").expect("parses").file, file);
+    }
+    let e = scene_error(&GOOD.replace(
+        "time_step = 0.01",
+        "time_step = 0.01\nbackend = \"lanes16\"",
+    ));
+    assert_eq!(e.field.as_deref(), Some("solver.backend"), "{e}");
+}
