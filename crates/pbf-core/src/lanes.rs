@@ -24,8 +24,6 @@ pub(crate) trait Lane:
         f()
     }
     fn splat(v: f32) -> Self;
-    /// `WIDTH` consecutive values from `s[j..]`; lanes past the end of `s` read 0.
-    fn load(s: &[f32], j: usize) -> Self;
     /// The block of `list[k..k + WIDTH]`, lanes past the end of the list holding `own`.
     fn indices(list: &[u32], k: usize, own: u32) -> Self::Indices;
     /// The values `s[indices[lane]]`.
@@ -147,10 +145,6 @@ impl Lane for f32 {
         v
     }
     #[inline(always)]
-    fn load(s: &[f32], j: usize) -> Self {
-        s[j]
-    }
-    #[inline(always)]
     fn indices(list: &[u32], k: usize, _own: u32) -> u32 {
         list[k]
     }
@@ -240,22 +234,6 @@ impl Lane for f32x8 {
         f32x8::splat(v)
     }
     #[inline(always)]
-    fn load(s: &[f32], j: usize) -> Self {
-        match s.get(j..j + 8) {
-            Some(chunk) => {
-                let mut a = [0.0f32; 8];
-                a.copy_from_slice(chunk);
-                f32x8::from(a)
-            }
-            None => {
-                let mut a = [0.0f32; 8];
-                let rest = &s[j..];
-                a[..rest.len()].copy_from_slice(rest);
-                f32x8::from(a)
-            }
-        }
-    }
-    #[inline(always)]
     fn indices(list: &[u32], k: usize, own: u32) -> [u32; 8] {
         match list.get(k..k + 8) {
             Some(full) => full.try_into().expect("eight indices"),
@@ -298,6 +276,15 @@ impl Lane for f32x8 {
     simd_lane_terms!();
 }
 
+/// Eight consecutive values from `s[j..]`; lanes past the end of `s` read 0.
+#[inline(always)]
+pub(crate) fn load8(s: &[f32], j: usize) -> f32x8 {
+    let mut a = [0.0f32; 8];
+    let rest = &s[j..(j + 8).min(s.len())];
+    a[..rest.len()].copy_from_slice(rest);
+    f32x8::from(a)
+}
+
 /// Squared length, first axis first (the order of `pbf_kernels::norm2`).
 #[inline(always)]
 pub(crate) fn norm2<L: Lane, const D: usize>(x: [L; D]) -> L {
@@ -316,11 +303,11 @@ mod tests {
     fn load_reads_zero_past_the_end() {
         let s = [1.0, 2.0, 3.0];
         assert_eq!(
-            <f32x8 as Lane>::load(&s, 1).to_array(),
+            load8(&s, 1).to_array(),
             [2.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
         );
         let s: Vec<f32> = (0..20).map(|v| v as f32).collect();
-        assert_eq!(<f32x8 as Lane>::load(&s, 4).to_array()[7], 11.0);
+        assert_eq!(load8(&s, 4).to_array()[7], 11.0);
     }
 
     #[test]

@@ -217,14 +217,6 @@ impl Lane for F32x16 {
         <Self as SimdF32>::splat(v)
     }
     #[inline(always)]
-    fn load(s: &[f32], j: usize) -> Self {
-        let rest = s.len().saturating_sub(j);
-        assert!(j <= s.len(), "load past the end");
-        // SAFETY: the masked load reads the lanes `j..min(j + 16, s.len())` only, all
-        // inside the slice; the other lanes are filled with 0 without a read.
-        Self(unsafe { core::arch::x86_64::_mm512_maskz_loadu_ps(first(rest), s.as_ptr().add(j)) })
-    }
-    #[inline(always)]
     fn indices(list: &[u32], k: usize, own: u32) -> [u32; 16] {
         match list.get(k..k + 16) {
             Some(full) => full.try_into().expect("sixteen indices"),

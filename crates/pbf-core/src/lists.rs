@@ -23,7 +23,7 @@
 //! vector, so blocks are built in parallel without a global prefix sum, and every
 //! vector keeps its capacity between steps (no allocation in steady state).
 
-use crate::lanes::{Lane, norm2};
+use crate::lanes::{Lane, load8, norm2};
 use crate::parallel::for_each_chunk_of;
 use pbf_grid::Grid;
 use pbf_kernels::f32x8;
@@ -285,8 +285,7 @@ fn fill_block<const D: usize>(
             let (start, end) = (candidates.start as usize, candidates.end as usize);
             let mut j = start;
             while j < end {
-                let x: [f32x8; D] =
-                    core::array::from_fn(|a| xi[a] - <f32x8 as Lane>::load(positions[a], j));
+                let x: [f32x8; D] = core::array::from_fn(|a| xi[a] - load8(positions[a], j));
                 let r2 = <f32x8 as Lane>::mask_tail(norm2(x), end - j);
                 let mut bits = r2.simd_lt(limit).to_bitmask();
                 let own = i.wrapping_sub(j);
