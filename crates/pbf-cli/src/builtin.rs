@@ -14,7 +14,7 @@ use pbf_core::{Backend, ColliderKind, Iterations, Relaxation, Shape, Solver};
 use crate::error::CliError;
 use crate::scene::{
     AdaptiveSpec, BackendName, BlockSpec, ColliderSpec, ContainerSpec, DomainSpec, RelaxationSpec,
-    RunSpec, SceneFile, ShapeName, SolverSpec,
+    RunSpec, SceneFile, ShapeName, SolverSpec, XsphPeriodSpec,
 };
 
 /// The particle count `pbf init` uses when none is given: 8000 in 3D, 2000 in 2D.
@@ -183,6 +183,10 @@ fn describe<const D: usize>(solver: &Solver<D>, blocks: &[(Vec<f32>, Vec<f32>)])
         s_corr_n: Some(n),
         s_corr_dq_rel: Some(num(dq)),
         xsph_c: Some(num(p.xsph_c())),
+        xsph_period: Some(
+            p.xsph_period()
+                .map_or(XsphPeriodSpec::Step, |t| XsphPeriodSpec::Seconds(num(t))),
+        ),
         vorticity_rel: Some(num(p.vorticity_rel())),
         unilateral: Some(p.unilateral()),
         relaxation: Some(match p.relaxation() {
@@ -357,6 +361,14 @@ pub fn scene_to_toml(file: &SceneFile, title: &str) -> String {
     w.opt("s_corr_n", s.s_corr_n.map(|n| n.to_string()), "");
     w.opt("s_corr_dq_rel", s.s_corr_dq_rel.map(float), "|dq| / h");
     w.opt("xsph_c", s.xsph_c.map(float), "XSPH viscosity");
+    w.opt(
+        "xsph_period",
+        s.xsph_period.map(|t| match t {
+            XsphPeriodSpec::Step => "\"step\"".to_owned(),
+            XsphPeriodSpec::Seconds(t) => float(t),
+        }),
+        "seconds over which xsph_c blends (the same fluid at every time step), or \"step\"",
+    );
     w.opt(
         "vorticity_rel",
         s.vorticity_rel.map(float),

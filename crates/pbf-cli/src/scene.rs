@@ -16,6 +16,7 @@
 //! s_corr_n = 4
 //! s_corr_dq_rel = 0.2
 //! xsph_c = 0.01
+//! xsph_period = 0.008333334         # seconds over which xsph_c blends, or "step" (per step)
 //! vorticity_rel = 0.1
 //! unilateral = true
 //! relaxation = "auto"                # or a Jacobi relaxation omega in (0, 1]; 1 = unrelaxed
@@ -122,6 +123,7 @@ pub struct SolverSpec {
     pub s_corr_n: Option<u32>,
     pub s_corr_dq_rel: Option<f64>,
     pub xsph_c: Option<f64>,
+    pub xsph_period: Option<XsphPeriodSpec>,
     pub vorticity_rel: Option<f64>,
     pub unilateral: Option<bool>,
     pub relaxation: Option<RelaxationSpec>,
@@ -171,31 +173,90 @@ impl Serialize for RelaxationSpec {
 
 impl<'de> Deserialize<'de> for RelaxationSpec {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl serde::de::Visitor<'_> for Visitor {
-            type Value = RelaxationSpec;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("\"auto\" or a number in (0, 1]")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                if v == "auto" {
-                    Ok(RelaxationSpec::Auto)
-                } else {
-                    Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
-                }
-            }
-            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
-                Ok(RelaxationSpec::Fixed(v))
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
-                Ok(RelaxationSpec::Fixed(v as f64))
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
-                Ok(RelaxationSpec::Fixed(v as f64))
+        Ok(
+            match word_or_number(deserializer, "auto", "\"auto\" or a number in (0, 1]")? {
+                None => RelaxationSpec::Auto,
+                Some(w) => RelaxationSpec::Fixed(w),
+            },
+        )
+    }
+}
+
+/// `xsph_period = "step"` or a number of seconds: the time over which `xsph_c` blends,
+/// [`pbf_core::ParamsBuilder::xsph_period`] (the library checks that a number is finite
+/// and positive).
+///
+/// ```
+/// use pbf_cli::scene::XsphPeriodSpec;
+/// #[derive(serde::Deserialize)]
+/// struct T { xsph_period: XsphPeriodSpec }
+/// let t: T = toml::from_str("xsph_period = \"step\"").unwrap();
+/// assert_eq!(t.xsph_period, XsphPeriodSpec::Step);
+/// let t: T = toml::from_str("xsph_period = 0.01").unwrap();
+/// assert_eq!(t.xsph_period, XsphPeriodSpec::Seconds(0.01));
+/// assert!(toml::from_str::<T>("xsph_period = \"frame\"").is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum XsphPeriodSpec {
+    /// `"step"`: the paper's per-step blend (`None`).
+    Step,
+    /// A number: the blend `xsph_c` per this many seconds.
+    Seconds(f64),
+}
+
+impl Serialize for XsphPeriodSpec {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            XsphPeriodSpec::Step => serializer.serialize_str("step"),
+            XsphPeriodSpec::Seconds(t) => serializer.serialize_f64(t),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for XsphPeriodSpec {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(
+            match word_or_number(deserializer, "step", "\"step\" or a number of seconds")? {
+                None => XsphPeriodSpec::Step,
+                Some(t) => XsphPeriodSpec::Seconds(t),
+            },
+        )
+    }
+}
+
+/// A TOML value that is either the string `word` (`None`) or a number.
+fn word_or_number<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    word: &'static str,
+    expecting: &'static str,
+) -> Result<Option<f64>, D::Error> {
+    struct Visitor {
+        word: &'static str,
+        expecting: &'static str,
+    }
+    impl serde::de::Visitor<'_> for Visitor {
+        type Value = Option<f64>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.expecting)
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            if v == self.word {
+                Ok(None)
+            } else {
+                Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
             }
         }
-        deserializer.deserialize_any(Visitor)
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            Ok(Some(v))
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            Ok(Some(v as f64))
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            Ok(Some(v as f64))
+        }
     }
+    deserializer.deserialize_any(Visitor { word, expecting })
 }
 
 /// `backend = "lanes" | "lanes8" | "scalar"`.
@@ -679,6 +740,12 @@ impl Scene {
         }
         if let Some(v) = s.xsph_c {
             b = b.xsph_c(v as f32);
+        }
+        if let Some(v) = s.xsph_period {
+            b = b.xsph_period(match v {
+                XsphPeriodSpec::Step => None,
+                XsphPeriodSpec::Seconds(t) => Some(t as f32),
+            });
         }
         if let Some(v) = s.vorticity_rel {
             b = b.vorticity_rel(v as f32);

@@ -290,6 +290,41 @@ fn a_fixed_relaxation_survives_the_toml_writer() {
 }
 
 #[test]
+fn the_xsph_period_takes_step_or_seconds_and_survives_the_toml_writer() {
+    use pbf_cli::scene::XsphPeriodSpec;
+    let mut file = pbf_cli::builtin_scene("glass", PARTICLES, 0.0, 1).expect("builtin");
+    assert_eq!(
+        file.solver.xsph_period,
+        Some(XsphPeriodSpec::Seconds(0.008333334))
+    );
+    file.solver.xsph_period = Some(XsphPeriodSpec::Step);
+    let text = pbf_cli::scene_to_toml(&file, "glass, per-step XSPH");
+    assert!(text.contains("xsph_period = \"step\""), "{text}");
+    let scene = Scene::parse(&text, "g.toml").expect("parses");
+    assert_eq!(scene.file, file);
+    match scene.build() {
+        Ok(scenes::AnySolver::Three(s)) => assert_eq!(s.params().xsph_period(), None),
+        other => panic!("{other:?}"),
+    }
+    let with = |value: &str| {
+        GOOD.replace(
+            "time_step = 0.01",
+            &format!("time_step = 0.01\nxsph_period = {value}"),
+        )
+    };
+    let e = scene_error(&with("\"frame\""));
+    assert_eq!(e.field.as_deref(), Some("solver.xsph_period"), "{e}");
+    assert!(e.message.contains("\"step\" or a number of seconds"), "{e}");
+    for bad in ["0", "-0.01", "nan", "inf"] {
+        let text = with(bad);
+        let e = scene_error(&text);
+        assert_eq!(e.field.as_deref(), Some("solver.xsph_period"), "{e}");
+        assert_eq!((e.line, e.column), position(&text, "xsph_period"), "{e}");
+        assert!(e.message.contains("must be > 0 and finite"), "{e}");
+    }
+}
+
+#[test]
 fn shapes_take_their_own_fields() {
     let text = GOOD.replace("radius = 0.1", "radius = 0.1\nheight = 0.3");
     let e = scene_error(&text);

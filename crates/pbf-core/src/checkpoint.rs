@@ -1,12 +1,12 @@
 //! Checkpoints: the whole state of a [`Solver`](crate::Solver) as bytes, restored so that
 //! the run continues bit for bit as if it had never stopped (feature `serde`).
 //!
-//! # Format (version 2)
+//! # Format (version 3)
 //!
 //! | bytes | content |
 //! |---|---|
 //! | 0..8 | magic `PBFCKPT\0` |
-//! | 8..12 | format version, `u32` little-endian (this build writes and reads [`CHECKPOINT_VERSION`]) |
+//! | 8..12 | format version, `u32` little-endian (this build writes [`CHECKPOINT_VERSION`] and reads [`OLDEST_CHECKPOINT_VERSION`] to it) |
 //! | 12..16 | dimension `D`, `u32` little-endian |
 //! | 16..24 | payload length in bytes, `u64` little-endian |
 //! | 24..32 | FNV-1a 64 hash of the payload, `u64` little-endian |
@@ -15,7 +15,10 @@
 //! Version 2 added the Jacobi relaxation ([`Relaxation`](crate::Relaxation)) to the
 //! parameters; a version 1 file is refused with
 //! [`CheckpointError::UnsupportedVersion`] (postcard is not self-describing, so its
-//! payload would not decode as version 2).
+//! payload would not decode as version 2). Version 3 appended the period of the XSPH
+//! blend ([`ParamsBuilder::xsph_period`](crate::ParamsBuilder::xsph_period)) to the
+//! end of the payload; a version 2 file loads with the period `None`, the per-step
+//! blend it was written with, and continues as it would have.
 //!
 //! The payload holds the parameters, the domain and its response, the colliders, the
 //! emitters (with how far their newest layer has travelled), every per-particle array
@@ -36,7 +39,10 @@
 use crate::CoreError;
 
 /// The checkpoint format version this build writes and reads.
-pub const CHECKPOINT_VERSION: u32 = 2;
+pub const CHECKPOINT_VERSION: u32 = 3;
+
+/// The oldest checkpoint format version this build reads.
+pub const OLDEST_CHECKPOINT_VERSION: u32 = 2;
 
 /// The first eight bytes of every checkpoint.
 pub const CHECKPOINT_MAGIC: [u8; 8] = *b"PBFCKPT\0";
@@ -63,12 +69,13 @@ pub enum CheckpointError {
     },
     /// The file was written in another format version.
     #[error(
-        "checkpoint format version {found} is not supported (this build reads version {supported})"
+        "checkpoint format version {found} is not supported (this build reads versions {} to {supported})",
+        OLDEST_CHECKPOINT_VERSION
     )]
     UnsupportedVersion {
         /// The version in the file.
         found: u32,
-        /// The version this build reads.
+        /// The newest version this build reads.
         supported: u32,
     },
     /// The file holds a solver of another dimension.
@@ -137,7 +144,9 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// Parses the header and returns `(dimension, payload)`.
 #[cfg_attr(not(feature = "serde"), allow(dead_code))]
-pub(crate) fn split_header(bytes: &[u8]) -> Result<(u32, &[u8]), CheckpointError> {
+/// The format version, the dimension and the payload of a checkpoint whose header,
+/// length and hash check out.
+pub(crate) fn split_header(bytes: &[u8]) -> Result<(u32, u32, &[u8]), CheckpointError> {
     let magic_len = bytes.len().min(8);
     if bytes[..magic_len] != CHECKPOINT_MAGIC[..magic_len] {
         return Err(CheckpointError::NotACheckpoint {
@@ -153,7 +162,7 @@ pub(crate) fn split_header(bytes: &[u8]) -> Result<(u32, &[u8]), CheckpointError
     let u32_at = |k: usize| u32::from_le_bytes(bytes[k..k + 4].try_into().expect("4 bytes"));
     let u64_at = |k: usize| u64::from_le_bytes(bytes[k..k + 8].try_into().expect("8 bytes"));
     let version = u32_at(8);
-    if version != CHECKPOINT_VERSION {
+    if !(OLDEST_CHECKPOINT_VERSION..=CHECKPOINT_VERSION).contains(&version) {
         return Err(CheckpointError::UnsupportedVersion {
             found: version,
             supported: CHECKPOINT_VERSION,
@@ -181,7 +190,7 @@ pub(crate) fn split_header(bytes: &[u8]) -> Result<(u32, &[u8]), CheckpointError
     if computed != stored {
         return Err(CheckpointError::Corrupted { stored, computed });
     }
-    Ok((dimension, payload))
+    Ok((version, dimension, payload))
 }
 
 /// The header for a payload.
@@ -308,6 +317,9 @@ mod state {
         step: u64,
         time: f64,
         grid_origin: Option<(f32, Vec<f64>)>,
+        /// [`Params::xsph_period`]. Added in version 3, last so that a version 2
+        /// payload with one more byte (postcard's `None`) decodes as version 3.
+        xsph_period: Option<f32>,
     }
 
     fn inconsistent(field: &'static str, reason: impl Into<String>) -> CoreError {
@@ -440,6 +452,7 @@ mod state {
             step: dynamic.step,
             time: dynamic.time,
             grid_origin: dynamic.grid_origin.map(|(h, o)| (h, o.to_vec())),
+            xsph_period: solver.params().xsph_period(),
         };
         let payload = postcard::to_allocvec(&state).map_err(|e| CheckpointError::Encode {
             reason: e.to_string(),
@@ -509,7 +522,7 @@ mod state {
     }
 
     pub(crate) fn decode<const D: usize>(bytes: &[u8]) -> Result<Solver<D>, CoreError> {
-        let (dimension, payload) = split_header(bytes)?;
+        let (version, dimension, payload) = split_header(bytes)?;
         if dimension as usize != D {
             return Err(CheckpointError::WrongDimension {
                 found: dimension,
@@ -517,6 +530,15 @@ mod state {
             }
             .into());
         }
+        // Version 2 ran the per-step XSPH blend: its payload ends before the period,
+        // which postcard encodes as one byte 0 for `None`.
+        let upgraded;
+        let payload = if version == 2 {
+            upgraded = [payload, &[0u8]].concat();
+            &upgraded[..]
+        } else {
+            payload
+        };
         let (state, rest): (SolverState, &[u8]) =
             postcard::take_from_bytes(payload).map_err(|e| CheckpointError::Decode {
                 reason: e.to_string(),
@@ -550,6 +572,7 @@ mod state {
             .s_corr_n(p.s_corr_n)
             .s_corr_dq_rel(p.s_corr_dq_rel)
             .xsph_c(p.xsph_c)
+            .xsph_period(state.xsph_period)
             .vorticity_rel(p.vorticity_rel)
             .unilateral(p.unilateral)
             .relaxation(p.relaxation.map_or(Relaxation::Auto, Relaxation::Fixed))
@@ -768,21 +791,24 @@ mod tests {
         let payload = [1u8, 2, 3];
         let mut file = header(2, &payload).to_vec();
         file.extend_from_slice(&payload);
-        assert_eq!(split_header(&file), Ok((2, &payload[..])));
+        assert_eq!(split_header(&file), Ok((3, 2, &payload[..])));
+        let mut second = file.clone();
+        second[8] = 2;
+        assert_eq!(split_header(&second), Ok((2, 2, &payload[..])));
         let mut flipped = file.clone();
         flipped[33] ^= 4;
         assert!(matches!(
             split_header(&flipped),
             Err(CheckpointError::Corrupted { .. })
         ));
-        for other in [1, 3] {
+        for other in [1, 4] {
             let mut file = file.clone();
             file[8] = other;
             assert_eq!(
                 split_header(&file),
                 Err(CheckpointError::UnsupportedVersion {
                     found: u32::from(other),
-                    supported: 2
+                    supported: 3
                 })
             );
         }
@@ -798,6 +824,49 @@ mod tests {
             split_header(&file),
             Err(CheckpointError::TrailingBytes { extra: 1 })
         );
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn a_version_2_file_continues_with_the_per_step_blend() {
+        use crate::{Domain, Params, Solver};
+        // A version 2 payload is a version 3 payload without its last field, the XSPH
+        // period; version 2 blended per step, which is `None`.
+        let params = Params::<2>::builder(0.05)
+            .time_step(1.0 / 30.0)
+            .xsph_period(None)
+            .build()
+            .unwrap();
+        let mut solver = Solver::new(params, Domain::new([0.0; 2], [1.0; 2]).unwrap()).unwrap();
+        solver.add_block([0.0; 2], [0.4, 0.4], [0.0; 2]).unwrap();
+        for _ in 0..3 {
+            solver.step().unwrap();
+        }
+        let v3 = solver.checkpoint().unwrap();
+        assert_eq!(v3.last(), Some(&0), "None is one byte 0, last");
+        let payload = &v3[HEADER_LEN..v3.len() - 1];
+        let mut v2 = header(2, payload).to_vec();
+        v2[8..12].copy_from_slice(&2u32.to_le_bytes());
+        v2.extend_from_slice(payload);
+        let mut restored = Solver::<2>::from_checkpoint(&v2).unwrap();
+        assert_eq!(restored.params().xsph_period(), None);
+        for _ in 0..5 {
+            solver.step().unwrap();
+            restored.step().unwrap();
+        }
+        for a in 0..2 {
+            let (x, y) = (solver.positions()[a], restored.positions()[a]);
+            assert!(x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits()));
+        }
+        // The same bytes as version 3 with `Some`: the period decodes as written.
+        let default = Solver::new(
+            Params::<2>::builder(0.05).build().unwrap(),
+            Domain::new([0.0; 2], [1.0; 2]).unwrap(),
+        )
+        .unwrap();
+        let bytes = default.checkpoint().unwrap();
+        let back = Solver::<2>::from_checkpoint(&bytes).unwrap();
+        assert_eq!(back.params().xsph_period(), Some(crate::XSPH_PERIOD));
     }
 
     #[test]

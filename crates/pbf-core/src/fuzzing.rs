@@ -112,6 +112,9 @@ fn params<const D: usize>(r: &mut ByteReader<'_>) -> Result<Params<D>, CoreError
     if set(14) {
         b = b.relaxation(Relaxation::Fixed(value(r, 1.0 / 64.0)));
     }
+    if set(15) {
+        b = b.xsph_period((r.u8() % 2 == 1).then(|| value(r, 1.0 / 512.0)));
+    }
     b.build()
 }
 

