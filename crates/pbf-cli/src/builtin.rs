@@ -9,12 +9,12 @@
 use std::fmt::Write as _;
 
 use pbf_core::scenes::{self, AnySolver, SPACING};
-use pbf_core::{Backend, ColliderKind, Iterations, Relaxation, Shape, Solver};
+use pbf_core::{Acceleration, Backend, ColliderKind, Iterations, Relaxation, Shape, Solver};
 
 use crate::error::CliError;
 use crate::scene::{
-    AdaptiveSpec, BackendName, BlockSpec, ColliderSpec, ContainerSpec, DomainSpec, RelaxationSpec,
-    RunSpec, SceneFile, ShapeName, SolverSpec, XsphPeriodSpec,
+    AccelerationName, AdaptiveSpec, BackendName, BlockSpec, ColliderSpec, ContainerSpec,
+    DomainSpec, RelaxationSpec, RunSpec, SceneFile, ShapeName, SolverSpec, XsphPeriodSpec,
 };
 
 /// The particle count `pbf init` uses when none is given: 8000 in 3D, 2000 in 2D.
@@ -192,6 +192,10 @@ fn describe<const D: usize>(solver: &Solver<D>, blocks: &[(Vec<f32>, Vec<f32>)])
         relaxation: Some(match p.relaxation() {
             Relaxation::Auto => RelaxationSpec::Auto,
             Relaxation::Fixed(w) => RelaxationSpec::Fixed(num(w)),
+        }),
+        acceleration: Some(match p.acceleration() {
+            Acceleration::None => AccelerationName::None,
+            Acceleration::Chebyshev => AccelerationName::Chebyshev,
         }),
         backend: Some(match p.backend() {
             Backend::Lanes => BackendName::Lanes,
@@ -386,6 +390,17 @@ pub fn scene_to_toml(file: &SceneFile, title: &str) -> String {
             RelaxationSpec::Fixed(w) => float(w),
         }),
         "Jacobi omega: \"auto\" (stable at 1-2 iterations) or (0, 1]; 1 converges faster",
+    );
+    w.opt(
+        "acceleration",
+        s.acceleration.map(|a| {
+            match a {
+                AccelerationName::None => "\"none\"",
+                AccelerationName::Chebyshev => "\"chebyshev\"",
+            }
+            .to_owned()
+        }),
+        "\"chebyshev\": about k/2 times faster long-wave convergence at k fixed iterations",
     );
     w.opt(
         "backend",

@@ -21,6 +21,7 @@
 //! unilateral = true
 //! relaxation = "auto"                # or a Jacobi relaxation omega in (0, 1]; 1 = unrelaxed
 //! backend = "lanes"                  # or "lanes8", "scalar"
+//! acceleration = "none"              # or "chebyshev" (needs `iterations` and relaxation "auto")
 //!
 //! [domain]
 //! lo = [0.0, 0.0, 0.0]
@@ -58,8 +59,8 @@ use std::path::{Path, PathBuf};
 
 use pbf_core::scenes::AnySolver;
 use pbf_core::{
-    Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, Params, Relaxation,
-    Shape, Solver,
+    Acceleration, Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, Params,
+    Relaxation, Shape, Solver,
 };
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -128,6 +129,7 @@ pub struct SolverSpec {
     pub unilateral: Option<bool>,
     pub relaxation: Option<RelaxationSpec>,
     pub backend: Option<BackendName>,
+    pub acceleration: Option<AccelerationName>,
 }
 
 /// `adaptive = { max_density_error_percent, min, max }`: see
@@ -269,6 +271,16 @@ pub enum BackendName {
     Lanes8,
     /// The scalar reference.
     Scalar,
+}
+
+/// `acceleration = "none" | "chebyshev"`: [`pbf_core::Acceleration`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AccelerationName {
+    /// Plain (relaxed) Jacobi iterations (the default).
+    None,
+    /// Chebyshev semi-iteration over them.
+    Chebyshev,
 }
 
 /// `[domain]`.
@@ -757,6 +769,12 @@ impl Scene {
             b = b.relaxation(match v {
                 RelaxationSpec::Auto => Relaxation::Auto,
                 RelaxationSpec::Fixed(w) => Relaxation::Fixed(w as f32),
+            });
+        }
+        if let Some(v) = s.acceleration {
+            b = b.acceleration(match v {
+                AccelerationName::None => Acceleration::None,
+                AccelerationName::Chebyshev => Acceleration::Chebyshev,
             });
         }
         if let Some(v) = s.backend {

@@ -325,6 +325,37 @@ fn the_xsph_period_takes_step_or_seconds_and_survives_the_toml_writer() {
 }
 
 #[test]
+fn chebyshev_acceleration_is_a_key_and_its_conflicts_are_positioned() {
+    let with =
+        |lines: &str| GOOD.replace("time_step = 0.01", &format!("time_step = 0.01\n{lines}"));
+    let text = with("acceleration = \"chebyshev\"");
+    match Scene::parse(&text, "c.toml").expect("parses").build() {
+        Ok(scenes::AnySolver::Three(s)) => {
+            assert_eq!(s.params().acceleration(), pbf_core::Acceleration::Chebyshev)
+        }
+        other => panic!("{other:?}"),
+    }
+    let e = scene_error(&with("acceleration = \"fast\""));
+    assert_eq!(e.field.as_deref(), Some("solver.acceleration"), "{e}");
+    let text = with(
+        "acceleration = \"chebyshev\"\nadaptive = { max_density_error_percent = 1.0, min = 1, max = 9 }",
+    );
+    let e = scene_error(&text);
+    assert_eq!(e.field.as_deref(), Some("solver.acceleration"), "{e}");
+    assert_eq!((e.line, e.column), position(&text, "acceleration"), "{e}");
+    assert!(e.message.contains("Iterations::Fixed"), "{e}");
+    let mut file = pbf_cli::builtin_scene("glass", PARTICLES, 0.0, 1).expect("builtin");
+    assert_eq!(
+        file.solver.acceleration,
+        Some(pbf_cli::scene::AccelerationName::None)
+    );
+    file.solver.acceleration = Some(pbf_cli::scene::AccelerationName::Chebyshev);
+    let text = pbf_cli::scene_to_toml(&file, "glass, Chebyshev");
+    assert!(text.contains("acceleration = \"chebyshev\""), "{text}");
+    assert_eq!(Scene::parse(&text, "g.toml").expect("parses").file, file);
+}
+
+#[test]
 fn shapes_take_their_own_fields() {
     let text = GOOD.replace("radius = 0.1", "radius = 0.1\nheight = 0.3");
     let e = scene_error(&text);

@@ -17,8 +17,9 @@
 //! [`CheckpointError::UnsupportedVersion`] (postcard is not self-describing, so its
 //! payload would not decode as version 2). Version 3 appended the period of the XSPH
 //! blend ([`ParamsBuilder::xsph_period`](crate::ParamsBuilder::xsph_period)) to the
-//! end of the payload; a version 2 file loads with the period `None`, the per-step
-//! blend it was written with, and continues as it would have.
+//! end of the payload, then the [`Acceleration`](crate::Acceleration); a version 2
+//! file loads with the period `None` and no acceleration, the per-step blend and plain
+//! Jacobi it was written with, and continues as it would have.
 //!
 //! The payload holds the parameters, the domain and its response, the colliders, the
 //! emitters (with how far their newest layer has travelled), every per-particle array
@@ -218,8 +219,8 @@ mod state {
     use super::{CheckpointError, header, split_header};
     use crate::solver::RestoredState;
     use crate::{
-        Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, Params,
-        Relaxation, Shape, Solver,
+        Acceleration, Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations,
+        Params, Relaxation, Shape, Solver,
     };
 
     #[derive(Serialize, Deserialize)]
@@ -318,8 +319,11 @@ mod state {
         time: f64,
         grid_origin: Option<(f32, Vec<f64>)>,
         /// [`Params::xsph_period`]. Added in version 3, last so that a version 2
-        /// payload with one more byte (postcard's `None`) decodes as version 3.
+        /// payload with two more bytes (postcard's `None` and `false`) decodes as
+        /// version 3.
         xsph_period: Option<f32>,
+        /// [`Acceleration::Chebyshev`]. Added in version 3.
+        chebyshev: bool,
     }
 
     fn inconsistent(field: &'static str, reason: impl Into<String>) -> CoreError {
@@ -453,6 +457,7 @@ mod state {
             time: dynamic.time,
             grid_origin: dynamic.grid_origin.map(|(h, o)| (h, o.to_vec())),
             xsph_period: solver.params().xsph_period(),
+            chebyshev: solver.params().acceleration() == Acceleration::Chebyshev,
         };
         let payload = postcard::to_allocvec(&state).map_err(|e| CheckpointError::Encode {
             reason: e.to_string(),
@@ -530,11 +535,12 @@ mod state {
             }
             .into());
         }
-        // Version 2 ran the per-step XSPH blend: its payload ends before the period,
-        // which postcard encodes as one byte 0 for `None`.
+        // Version 2 ran the per-step XSPH blend and plain Jacobi: its payload ends
+        // before the period and the acceleration, which postcard encodes as one byte 0
+        // each for `None` and `false`.
         let upgraded;
         let payload = if version == 2 {
-            upgraded = [payload, &[0u8]].concat();
+            upgraded = [payload, &[0u8, 0]].concat();
             &upgraded[..]
         } else {
             payload
@@ -573,6 +579,11 @@ mod state {
             .s_corr_dq_rel(p.s_corr_dq_rel)
             .xsph_c(p.xsph_c)
             .xsph_period(state.xsph_period)
+            .acceleration(if state.chebyshev {
+                Acceleration::Chebyshev
+            } else {
+                Acceleration::None
+            })
             .vorticity_rel(p.vorticity_rel)
             .unilateral(p.unilateral)
             .relaxation(p.relaxation.map_or(Relaxation::Auto, Relaxation::Fixed))
@@ -843,13 +854,18 @@ mod tests {
             solver.step().unwrap();
         }
         let v3 = solver.checkpoint().unwrap();
-        assert_eq!(v3.last(), Some(&0), "None is one byte 0, last");
-        let payload = &v3[HEADER_LEN..v3.len() - 1];
+        assert_eq!(
+            v3[v3.len() - 2..],
+            [0, 0],
+            "None and false, one byte 0 each, last"
+        );
+        let payload = &v3[HEADER_LEN..v3.len() - 2];
         let mut v2 = header(2, payload).to_vec();
         v2[8..12].copy_from_slice(&2u32.to_le_bytes());
         v2.extend_from_slice(payload);
         let mut restored = Solver::<2>::from_checkpoint(&v2).unwrap();
         assert_eq!(restored.params().xsph_period(), None);
+        assert_eq!(restored.params().acceleration(), crate::Acceleration::None);
         for _ in 0..5 {
             solver.step().unwrap();
             restored.step().unwrap();

@@ -19,8 +19,8 @@ use pbf_grid::fuzzing::ByteReader;
 pub use pbf_grid::fuzzing::replay_corpus;
 
 use crate::{
-    Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, Params, Relaxation,
-    Shape, Solver,
+    Acceleration, Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, Params,
+    Relaxation, Shape, Solver,
 };
 
 /// The most particles one input makes.
@@ -114,6 +114,9 @@ fn params<const D: usize>(r: &mut ByteReader<'_>) -> Result<Params<D>, CoreError
     }
     if set(15) {
         b = b.xsph_period((r.u8() % 2 == 1).then(|| value(r, 1.0 / 512.0)));
+    }
+    if set(16) {
+        b = b.acceleration(Acceleration::Chebyshev);
     }
     b.build()
 }

@@ -84,5 +84,7 @@ pub use collide::{Collider, ColliderKind, Domain, Shape};
 pub use diagnostics::{PhaseTimes, StepDiagnostics};
 pub use emitter::{Emitter, MAX_LAYER_PARTICLES, MAX_LAYERS_PER_STEP};
 pub use error::CoreError;
-pub use params::{Backend, Iterations, Params, ParamsBuilder, Relaxation, XSPH_PERIOD};
+pub use params::{
+    Acceleration, Backend, Iterations, Params, ParamsBuilder, Relaxation, XSPH_PERIOD,
+};
 pub use solver::{MAX_PARTICLES, Solver};

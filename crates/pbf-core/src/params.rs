@@ -75,6 +75,25 @@ pub enum Relaxation {
     Fixed(f32),
 }
 
+/// How the constraint iterations of a step combine (see [`ParamsBuilder::acceleration`]).
+///
+/// ```
+/// use pbf_core::{Acceleration, Params};
+/// let p = Params::<3>::builder(0.05).acceleration(Acceleration::Chebyshev).build()?;
+/// assert_eq!(p.acceleration(), Acceleration::Chebyshev);
+/// assert_eq!(Acceleration::default(), Acceleration::None);
+/// # Ok::<(), pbf_core::CoreError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Acceleration {
+    /// Plain (relaxed) Jacobi: each iteration starts from the last one's positions.
+    #[default]
+    None,
+    /// Chebyshev semi-iteration over the Jacobi passes: long density waves converge
+    /// about twice as fast; needs [`Iterations::Fixed`] and [`Relaxation::Auto`].
+    Chebyshev,
+}
+
 /// Which implementation of the neighbour passes runs.
 ///
 /// `Lanes` and `Lanes8` give the same bits on every input (a test compares every
@@ -161,6 +180,7 @@ pub struct Params<const D: usize> {
     pub(crate) unilateral: bool,
     pub(crate) relaxation: Relaxation,
     pub(crate) backend: Backend,
+    pub(crate) acceleration: Acceleration,
 }
 
 impl<const D: usize> Params<D> {
@@ -181,6 +201,7 @@ impl<const D: usize> Params<D> {
     /// | `unilateral` | true: only compression is corrected | see [`ParamsBuilder::unilateral`] |
     /// | `relaxation` | `Auto`: `min(1, (4/3) / a_max)` (0.505 in 3D, 0.66 in 2D) | see [`Relaxation`] |
     /// | `backend` | `Lanes` | |
+    /// | `acceleration` | `None` (plain Jacobi) | see [`ParamsBuilder::acceleration`] |
     ///
     /// ```
     /// let b = pbf_core::Params::<2>::builder(0.1);
@@ -210,6 +231,7 @@ impl<const D: usize> Params<D> {
                 unilateral: true,
                 relaxation: Relaxation::Auto,
                 backend: Backend::Lanes,
+                acceleration: Acceleration::None,
             },
         }
     }
@@ -424,6 +446,16 @@ impl<const D: usize> Params<D> {
     pub fn backend(&self) -> Backend {
         self.backend
     }
+    /// How the iterations combine.
+    ///
+    /// ```
+    /// use pbf_core::{Acceleration, Params};
+    /// assert_eq!(Params::<3>::builder(0.1).build()?.acceleration(), Acceleration::None);
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn acceleration(&self) -> Acceleration {
+        self.acceleration
+    }
 }
 
 /// Builder of [`Params`]; [`build`](Self::build) validates every field.
@@ -559,6 +591,43 @@ impl<const D: usize> ParamsBuilder<D> {
         relaxation: Relaxation
     );
     setter!(
+        /// How the constraint iterations of a step combine: [`Acceleration::None`]
+        /// (default) or [`Acceleration::Chebyshev`].
+        ///
+        /// Chebyshev semi-iteration (Golub & Varga 1961; for position-based dynamics,
+        /// Wang 2015) blends each Jacobi result with the iterate before the last, with
+        /// weights chosen so that after the step's `k` iterations every density wave
+        /// of the rest lattice that Jacobi damps by at most `1 - omega a` per pass is
+        /// left at most a tenth of its size (and never flipped beyond that), while the
+        /// long waves, the hydrostatic compression, converge about twice as fast as
+        /// under plain Jacobi. Measured at 4 iterations: a 30k dam break at the
+        /// scene's time step, average density error 1.2 / 0.57 / 0.41% at steps 50 /
+        /// 100 / 300 against 3.3 / 1.3 / 0.94% (max 4.5% against 11%); a column 40
+        /// particles deep at rest, 2.4% against 5.2% (8 iterations: 0.52% against
+        /// 2.5%, what plain Jacobi needs 32 for). The cost: one blend per iteration
+        /// (no neighbour pass). The trade-off: at large time steps the glasses of the
+        /// stability experiment boil more than under plain Jacobi (4,096 particles at
+        /// 1/30 s and 4 iterations: |v|/h 11.6 per second against 6.0).
+        ///
+        /// Needs [`Iterations::Fixed`] (the weights depend on the count; an adaptive
+        /// count may stop where the blend is not yet damped) and [`Relaxation::Auto`]
+        /// (whose overshoot bound, a third, the weights are computed from).
+        ///
+        /// ```
+        /// use pbf_core::{Acceleration, CoreError, Iterations, Params};
+        /// let ok = Params::<3>::builder(0.05).acceleration(Acceleration::Chebyshev).build();
+        /// assert!(ok.is_ok());
+        /// let adaptive = Iterations::Adaptive { max_density_error_percent: 1.0, min: 2, max: 20 };
+        /// let err = Params::<3>::builder(0.05)
+        ///     .acceleration(Acceleration::Chebyshev)
+        ///     .iterations(adaptive)
+        ///     .build()
+        ///     .unwrap_err();
+        /// assert!(matches!(err, CoreError::InvalidParameter { field: "acceleration", .. }));
+        /// ```
+        acceleration: Acceleration
+    );
+    setter!(
         /// SIMD lanes (default) or the scalar reference path.
         backend: Backend
     );
@@ -671,6 +740,22 @@ impl<const D: usize> ParamsBuilder<D> {
             && !(w.is_finite() && w > 0.0 && w <= 1.0)
         {
             return bad("relaxation", w.into(), "must be in (0, 1]");
+        }
+        if p.acceleration == Acceleration::Chebyshev {
+            if let Iterations::Adaptive { max, .. } = p.iterations {
+                return bad(
+                    "acceleration",
+                    max.into(),
+                    "Chebyshev needs Iterations::Fixed: its weights are for one iteration count",
+                );
+            }
+            if let Relaxation::Fixed(w) = p.relaxation {
+                return bad(
+                    "acceleration",
+                    w.into(),
+                    "Chebyshev needs Relaxation::Auto: its weights assume Auto's overshoot bound",
+                );
+            }
         }
         let h = p.kernel_radius();
         if !(h.is_normal() && p.mass().is_normal() && p.cfm_epsilon().is_normal()) {

@@ -2,7 +2,7 @@
 
 use crate::boundary::{Boundary, WallTables};
 use crate::collide::{Collider, Domain, respond};
-use crate::constraint::{Constraint, jacobi_relaxation};
+use crate::constraint::{Chebyshev, Constraint, jacobi_relaxation};
 use crate::diagnostics::{PhaseTimes, StepDiagnostics};
 use crate::emitter::Emitter;
 use crate::lanes::Lane;
@@ -10,7 +10,9 @@ use crate::lists::{
     NeighbourLists, Neighbourhood, Overfull, max_candidates, pack, repack_extra, room_per_particle,
 };
 use crate::parallel::{deterministic_sum, for_each_chunk, max_of};
-use crate::{Backend, CoreError, Iterations, Params, Relaxation, viscosity, vorticity};
+use crate::{
+    Acceleration, Backend, CoreError, Iterations, Params, Relaxation, viscosity, vorticity,
+};
 use core::ops::Range;
 use pbf_grid::Grid;
 use pbf_kernels::{Kernel, TensileCorrection, f32x8};
@@ -146,6 +148,9 @@ pub struct Solver<const D: usize> {
     // Work arrays, kept between steps so a step allocates nothing.
     predicted: [Vec<f32>; D],
     next: [Vec<f32>; D],
+    /// The iterate before `predicted` (Chebyshev acceleration); empty outside the
+    /// constraint iterations.
+    previous: [Vec<f32>; D],
     lambda: Vec<f32>,
     count: Vec<f32>,
     omega: [Vec<f32>; 4],
@@ -224,6 +229,7 @@ impl<const D: usize> Solver<D> {
             density: Vec::new(),
             predicted: empty(),
             next: empty(),
+            previous: empty(),
             lambda: Vec::new(),
             count: Vec::new(),
             omega: empty(),
@@ -643,6 +649,13 @@ impl<const D: usize> Solver<D> {
         // Verlet's criterion: the lists hold every pair within h as long as no particle
         // has moved more than half the skin since they were built.
         let allowed = (0.5 * (list_radius - self.kernel.h())).powi(2);
+        for a in self.previous.iter_mut() {
+            a.clear();
+        }
+        // The builder allows Chebyshev only with a fixed count.
+        let chebyshev = (self.params.acceleration() == Acceleration::Chebyshev)
+            .then(|| Chebyshev::new(max_iterations));
+        let mut weight = 1.0f64;
         loop {
             if iterations > 0 {
                 let (now, built) = (refs(&self.predicted), refs(&self.built));
@@ -705,8 +718,44 @@ impl<const D: usize> Solver<D> {
                 &self.domain,
                 margin,
             );
+            if let Some(chebyshev) = chebyshev {
+                weight = chebyshev.weight(iterations, weight);
+                let (w, g) = (weight as f32, chebyshev.gamma() as f32);
+                if iterations == 0 {
+                    for a in 0..D {
+                        self.previous[a].clear();
+                        self.previous[a].extend_from_slice(&self.predicted[a]);
+                    }
+                }
+                // y_{k+1} = w (g J(y_k) + (1 - g) y_k - y_{k-1}) + y_{k-1}, kept out of
+                // the solids from y_k's side and inside the domain, like a pass.
+                let (now, before) = (refs(&self.predicted), refs(&self.previous));
+                let (colliders, domain) = (&self.colliders, &self.domain);
+                for_each_chunk(muts(&mut self.next), &|start, next| {
+                    for k in 0..next[0].len() {
+                        let i = start + k;
+                        let from: [f32; D] = core::array::from_fn(|a| now[a][i]);
+                        let mut p: [f32; D] = core::array::from_fn(|a| {
+                            let y = g * next[a][k] + (1.0 - g) * now[a][i];
+                            w * (y - before[a][i]) + before[a][i]
+                        });
+                        for c in colliders {
+                            c.project_from(&mut p, from, margin);
+                        }
+                        domain.clamp(&mut p, margin);
+                        for a in 0..D {
+                            next[a][k] = p[a];
+                        }
+                    }
+                });
+                // previous <- predicted <- next.
+                core::mem::swap(&mut self.previous, &mut self.predicted);
+            }
             core::mem::swap(&mut self.predicted, &mut self.next);
             iterations += 1;
+        }
+        for a in self.previous.iter_mut() {
+            a.clear();
         }
         let constrained_at = Instant::now();
 
@@ -1049,6 +1098,11 @@ impl<const D: usize> Solver<D> {
                 &mut self.predicted,
             ] {
                 for a in set.iter_mut() {
+                    self.grid.reorder(a, &mut self.scratch)?;
+                }
+            }
+            if self.previous[0].len() == self.ids.len() {
+                for a in self.previous.iter_mut() {
                     self.grid.reorder(a, &mut self.scratch)?;
                 }
             }

@@ -130,13 +130,27 @@ fn lanes_and_scalar_paths_agree_to_rounding_in_a_dam_break() {
     );
 }
 
-fn run_on_threads(threads: usize, steps: usize) -> (Vec<u32>, Vec<u64>) {
+fn run_on_threads(
+    threads: usize,
+    steps: usize,
+    acceleration: pbf_core::Acceleration,
+) -> (Vec<u32>, Vec<u64>) {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .unwrap();
     pool.install(|| {
-        let mut s = scenes::dam_break_3d(4000).unwrap();
+        let scene = scenes::dam_break_3d(4000).unwrap();
+        let params = scene
+            .params()
+            .to_builder()
+            .acceleration(acceleration)
+            .build()
+            .unwrap();
+        let mut s = Solver::new(params, *scene.domain()).unwrap();
+        let mut points = Vec::new();
+        scene.positions_interleaved(&mut points);
+        s.add_particles(&points, None).unwrap();
         common::run(&mut s, steps);
         let mut bits = Vec::new();
         for a in 0..3 {
@@ -149,10 +163,18 @@ fn run_on_threads(threads: usize, steps: usize) -> (Vec<u32>, Vec<u64>) {
 
 #[test]
 fn one_and_two_threads_give_bit_identical_state_after_200_steps() {
-    let one = run_on_threads(1, 200);
-    let two = run_on_threads(2, 200);
-    assert_eq!(one.1, two.1, "ids in a different order");
-    assert!(one.0 == two.0, "state differs between 1 and 2 threads");
+    for (acceleration, steps) in [
+        (pbf_core::Acceleration::None, 200),
+        (pbf_core::Acceleration::Chebyshev, 100),
+    ] {
+        let one = run_on_threads(1, steps, acceleration);
+        let two = run_on_threads(2, steps, acceleration);
+        assert_eq!(one.1, two.1, "{acceleration:?}: ids in a different order");
+        assert!(
+            one.0 == two.0,
+            "{acceleration:?}: state differs between 1 and 2 threads"
+        );
+    }
 }
 
 #[test]
