@@ -649,9 +649,6 @@ impl<const D: usize> Solver<D> {
         // Verlet's criterion: the lists hold every pair within h as long as no particle
         // has moved more than half the skin since they were built.
         let allowed = (0.5 * (list_radius - self.kernel.h())).powi(2);
-        for a in self.previous.iter_mut() {
-            a.clear();
-        }
         // The builder allows Chebyshev only with a fixed count.
         let chebyshev = (self.params.acceleration() == Acceleration::Chebyshev)
             .then(|| Chebyshev::new(max_iterations));
