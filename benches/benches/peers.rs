@@ -31,7 +31,9 @@
 use kiddo::{ImmutableKdTree, SquaredEuclidean};
 use nalgebra::Vector3;
 use pbf_benches::fused_density;
-use pbf_core::{Collider, ColliderKind, Domain, Iterations, Params, Shape, Solver};
+use pbf_core::{
+    Acceleration, Collider, ColliderKind, Domain, Iterations, Params, Shape, Solver,
+};
 use pbf_grid::{Grid, NeighbourList};
 use pbf_kernels::Kernel;
 use rayon::prelude::*;
@@ -70,6 +72,8 @@ struct Options {
     salva_substeps: usize,
     pbf_substeps: usize,
     pbf_iterations: u32,
+    /// pbf's constraint iterations under Chebyshev acceleration.
+    pbf_chebyshev: bool,
     salva_default_volume: bool,
     salva_wall_layers: usize,
     pbf_only: bool,
@@ -78,7 +82,7 @@ struct Options {
 }
 
 const USAGE: &str = "usage: peers [dam] [search] [--sizes 22,31,46] [--frames 30] \
-[--salva-substeps 4] [--salva-lattice-volume] [--salva-wall-layers 2] [--pbf-only] [--pbf-substeps 3] [--pbf-iterations 4] [--sides 46,100] [--reps 5]";
+[--salva-substeps 4] [--salva-lattice-volume] [--salva-wall-layers 2] [--pbf-only] [--pbf-substeps 3] [--pbf-iterations 4] [--pbf-chebyshev] [--sides 46,100] [--reps 5]";
 
 impl Options {
     fn parse() -> Result<Self, String> {
@@ -90,6 +94,7 @@ impl Options {
             salva_substeps: 4,
             pbf_substeps: 3,
             pbf_iterations: 4,
+            pbf_chebyshev: false,
             salva_default_volume: true,
             salva_wall_layers: 2,
             pbf_only: false,
@@ -124,6 +129,7 @@ impl Options {
                 "--sides" => o.sides = list(args.next())?,
                 "--salva-lattice-volume" => o.salva_default_volume = false,
                 "--pbf-only" => o.pbf_only = true,
+                "--pbf-chebyshev" => o.pbf_chebyshev = true,
                 "--salva-wall-layers" => o.salva_wall_layers = one(args.next())?,
                 "--reps" => o.reps = one(args.next())?,
                 "-h" | "--help" => {
@@ -335,9 +341,10 @@ impl DamBreak {
     }
 
     /// pbf: the same particles in a container (an open-top box whose inner faces are
-    /// the tank's), `substeps` steps per frame of `iterations` each, the solver's
-    /// other defaults (XSPH c = 0.01, vorticity 0.1, CFM 0.1, s_corr k = 0.1).
-    fn pbf(&self, substeps: usize, iterations: u32) -> Solver<3> {
+    /// the tank's), `substeps` steps per frame of `iterations` each (with the given
+    /// acceleration), the solver's other defaults (XSPH c = 0.01, vorticity 0.1,
+    /// CFM 0.1, s_corr k = 0.1).
+    fn pbf(&self, substeps: usize, iterations: u32, acceleration: Acceleration) -> Solver<3> {
         let t = self.tank();
         let params = Params::<3>::builder(SPACING)
             .kernel_radius_rel(H / SPACING)
@@ -345,6 +352,7 @@ impl DamBreak {
             .gravity([0.0, -GRAVITY, 0.0])
             .time_step(FRAME / substeps as f32)
             .iterations(Iterations::Fixed(iterations))
+            .acceleration(acceleration)
             .build()
             .expect("valid parameters");
         // Room around the walls, and above the rim for splashes.
@@ -592,7 +600,12 @@ fn dam_break(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<DamRow> {
     for &n in &o.sizes {
         let scene = DamBreak::new(n);
         let particles = scene.block.len();
-        let mut pbf = scene.pbf(o.pbf_substeps, o.pbf_iterations);
+        let acceleration = if o.pbf_chebyshev {
+            Acceleration::Chebyshev
+        } else {
+            Acceleration::None
+        };
+        let mut pbf = scene.pbf(o.pbf_substeps, o.pbf_iterations, acceleration);
         let mut salva =
             (!o.pbf_only).then(|| scene.salva(o.salva_default_volume, o.salva_wall_layers));
         let mut probe = DensityProbe::new();
@@ -712,8 +725,11 @@ fn dam_break(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<DamRow> {
 fn print_dam(o: &Options, rows: &[DamRow]) {
     println!();
     println!(
-        "### Dam break: pbf ({} substeps x {} iterations per frame) vs salva3d 0.11 DFSPH ({} substeps per frame)",
-        o.pbf_substeps, o.pbf_iterations, o.salva_substeps
+        "### Dam break: pbf ({} substeps x {} iterations{} per frame) vs salva3d 0.11 DFSPH ({} substeps per frame)",
+        o.pbf_substeps,
+        o.pbf_iterations,
+        if o.pbf_chebyshev { ", Chebyshev" } else { "" },
+        o.salva_substeps
     );
     println!();
     println!(
