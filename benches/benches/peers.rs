@@ -72,8 +72,8 @@ struct Options {
     salva_substeps: usize,
     pbf_substeps: usize,
     pbf_iterations: u32,
-    /// pbf's constraint iterations under Chebyshev acceleration.
-    pbf_chebyshev: bool,
+    /// pbf's acceleration of its constraint iterations.
+    pbf_acceleration: Acceleration,
     salva_default_volume: bool,
     salva_wall_layers: usize,
     pbf_only: bool,
@@ -81,8 +81,8 @@ struct Options {
     reps: usize,
 }
 
-const USAGE: &str = "usage: peers [dam] [search] [--sizes 22,31,46] [--frames 30] \
-[--salva-substeps 4] [--salva-lattice-volume] [--salva-wall-layers 2] [--pbf-only] [--pbf-substeps 3] [--pbf-iterations 4] [--pbf-chebyshev] [--sides 46,100] [--reps 5]";
+const USAGE: &str = "usage: peers [dam] [search] [--sizes 22,31,46] [--frames 60] \
+[--salva-substeps 4] [--salva-lattice-volume] [--salva-wall-layers 2] [--pbf-only] [--pbf-substeps 2] [--pbf-iterations 5] [--pbf-acceleration chebyshev|none] [--sides 46,100] [--reps 5]";
 
 impl Options {
     fn parse() -> Result<Self, String> {
@@ -90,11 +90,13 @@ impl Options {
             dam: false,
             search: false,
             sizes: vec![22, 31, 46],
-            frames: 30,
+            frames: 60,
             salva_substeps: 4,
-            pbf_substeps: 3,
-            pbf_iterations: 4,
-            pbf_chebyshev: false,
+            // The cheapest of the configurations tried that keeps the 100k dam break
+            // within 10% of rest density over 60 frames (BENCHMARKS.md).
+            pbf_substeps: 2,
+            pbf_iterations: 5,
+            pbf_acceleration: Acceleration::Chebyshev,
             salva_default_volume: true,
             salva_wall_layers: 2,
             pbf_only: false,
@@ -129,7 +131,17 @@ impl Options {
                 "--sides" => o.sides = list(args.next())?,
                 "--salva-lattice-volume" => o.salva_default_volume = false,
                 "--pbf-only" => o.pbf_only = true,
-                "--pbf-chebyshev" => o.pbf_chebyshev = true,
+                "--pbf-acceleration" => {
+                    o.pbf_acceleration = match args.next().as_deref() {
+                        Some("chebyshev") => Acceleration::Chebyshev,
+                        Some("none") => Acceleration::None,
+                        other => {
+                            return Err(format!(
+                                "--pbf-acceleration takes chebyshev or none, not {other:?}"
+                            ));
+                        }
+                    }
+                }
                 "--salva-wall-layers" => o.salva_wall_layers = one(args.next())?,
                 "--reps" => o.reps = one(args.next())?,
                 "-h" | "--help" => {
@@ -600,12 +612,7 @@ fn dam_break(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<DamRow> {
     for &n in &o.sizes {
         let scene = DamBreak::new(n);
         let particles = scene.block.len();
-        let acceleration = if o.pbf_chebyshev {
-            Acceleration::Chebyshev
-        } else {
-            Acceleration::None
-        };
-        let mut pbf = scene.pbf(o.pbf_substeps, o.pbf_iterations, acceleration);
+        let mut pbf = scene.pbf(o.pbf_substeps, o.pbf_iterations, o.pbf_acceleration);
         let mut salva =
             (!o.pbf_only).then(|| scene.salva(o.salva_default_volume, o.salva_wall_layers));
         let mut probe = DensityProbe::new();
@@ -728,7 +735,10 @@ fn print_dam(o: &Options, rows: &[DamRow]) {
         "### Dam break: pbf ({} substeps x {} iterations{} per frame) vs salva3d 0.11 DFSPH ({} substeps per frame)",
         o.pbf_substeps,
         o.pbf_iterations,
-        if o.pbf_chebyshev { ", Chebyshev" } else { "" },
+        match o.pbf_acceleration {
+            Acceleration::Chebyshev => ", Chebyshev",
+            _ => "",
+        },
         o.salva_substeps
     );
     println!();
