@@ -31,9 +31,7 @@
 use kiddo::{ImmutableKdTree, SquaredEuclidean};
 use nalgebra::Vector3;
 use pbf_benches::fused_density;
-use pbf_core::{
-    Acceleration, Collider, ColliderKind, Domain, Iterations, Params, Shape, Solver,
-};
+use pbf_core::{Acceleration, Collider, ColliderKind, Domain, Iterations, Params, Shape, Solver};
 use pbf_grid::{Grid, NeighbourList};
 use pbf_kernels::Kernel;
 use rayon::prelude::*;
