@@ -209,7 +209,7 @@ impl<const D: usize> Solver<D> {
             Relaxation::Auto => jacobi_relaxation(&params, &kernel),
             Relaxation::Fixed(w) => w,
         };
-        Ok(Self {
+        let mut solver = Self {
             params,
             kernel,
             tensile,
@@ -241,7 +241,10 @@ impl<const D: usize> Solver<D> {
             step: 0,
             time: 0.0,
             last: StepDiagnostics::default(),
-        })
+        };
+        let limit = solver.candidate_limit();
+        solver.lists.set_max_candidates(limit);
+        Ok(solver)
     }
 
     /// The state beyond parameters and boundaries, for checkpoints (`checkpoint.rs`).
@@ -719,14 +722,19 @@ impl<const D: usize> Solver<D> {
                 weight = chebyshev.weight(iterations, weight);
                 let (w, g) = (weight as f32, chebyshev.gamma() as f32);
                 if iterations == 0 {
-                    for a in 0..D {
-                        self.previous[a].clear();
-                        self.previous[a].extend_from_slice(&self.predicted[a]);
+                    // Room for y_0 after the swaps below (y_{-1} is y_0 itself).
+                    for a in self.previous.iter_mut() {
+                        a.resize(n, 0.0);
                     }
                 }
                 // y_{k+1} = w (g J(y_k) + (1 - g) y_k - y_{k-1}) + y_{k-1}, kept out of
                 // the solids from y_k's side and inside the domain, like a pass.
-                let (now, before) = (refs(&self.predicted), refs(&self.previous));
+                let now = refs(&self.predicted);
+                let before = if iterations == 0 {
+                    now
+                } else {
+                    refs(&self.previous)
+                };
                 let (colliders, domain) = (&self.colliders, &self.domain);
                 for_each_chunk(muts(&mut self.next), &|start, next| {
                     for k in 0..next[0].len() {
@@ -1106,10 +1114,8 @@ impl<const D: usize> Solver<D> {
             self.grid.reorder(&mut self.ids, &mut self.scratch_ids)?;
         }
         self.lists
-            .set_max_candidates(max_candidates::<D>(radius, self.params.spacing()));
-        self.lists
             .build(&self.grid, refs(&self.predicted), radius * radius, room)
-            .map_err(|e| self.collapsed(e))?;
+            .map_err(|e| self.collapsed(e, self.steps() + 1, self.ids[e.index]))?;
         for a in 0..D {
             self.built[a].clear();
             self.built[a].extend_from_slice(&self.predicted[a]);
@@ -1117,15 +1123,21 @@ impl<const D: usize> Solver<D> {
         Ok(())
     }
 
-    /// The error of a list build that found the fluid collapsed (during a step, after
-    /// the arrays were sorted: `index` is a sorted index).
-    fn collapsed(&self, e: Overfull) -> CoreError {
+    /// The error of a list build that found the fluid collapsed around particle `id`
+    /// (`e.index` is a sorted index: the caller maps it to the particle's id).
+    fn collapsed(&self, e: Overfull, step: u64, id: u64) -> CoreError {
         CoreError::Collapsed {
-            step: self.steps() + 1,
-            id: self.ids[e.index],
+            step,
+            id,
             candidates: e.candidates as u64,
-            limit: max_candidates::<D>(self.list_radius(), self.params.spacing()) as u64,
+            limit: self.candidate_limit() as u64,
         }
+    }
+
+    /// The most candidates a particle may have in a list build before the fluid
+    /// counts as collapsed ([`max_candidates`] at the lists' radius).
+    fn candidate_limit(&self) -> usize {
+        max_candidates::<D>(self.list_radius(), self.params.spacing())
     }
 
     /// The radius of the neighbour search and the lists: `h (1 + LIST_SKIN)`.
@@ -1216,8 +1228,6 @@ impl<const D: usize> Solver<D> {
             },
         );
         self.lists
-            .set_max_candidates(max_candidates::<D>(list_radius, self.params.spacing()));
-        self.lists
             .build(
                 &self.grid,
                 refs(&sorted),
@@ -1225,13 +1235,7 @@ impl<const D: usize> Solver<D> {
                 room_per_particle::<D>(list_radius, self.params.spacing()),
             )
             .map_err(|e| {
-                let id = self.ids[permutation[e.index] as usize];
-                CoreError::Collapsed {
-                    step: self.steps(),
-                    id,
-                    candidates: e.candidates as u64,
-                    limit: max_candidates::<D>(list_radius, self.params.spacing()) as u64,
-                }
+                self.collapsed(e, self.steps(), self.ids[permutation[e.index] as usize])
             })?;
         // One constraint iteration: the lambda pass, then the delta pass with the
         // neighbours' lambda packed beside their positions.
