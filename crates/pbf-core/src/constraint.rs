@@ -178,7 +178,12 @@ impl<'a, const D: usize> Constraint<'a, D> {
     /// resolved [`Relaxation`](crate::Relaxation), by default [`jacobi_relaxation`]) with
     /// `C_i = rho_i / rho0 - 1` (clamped at 0 when unilateral), and the number of
     /// particles within h (itself included).
-    pub(crate) fn lambda_pass<L: Lane>(
+    ///
+    /// With `LAMBDA = false` the pass leaves `lambda` as it is and computes only the
+    /// densities and counts (the same bits as the full pass: the kernel sums run in the
+    /// same order), skipping the constraint gradients: the solver's last pass of a step,
+    /// whose multipliers no position delta would use.
+    pub(crate) fn lambda_pass<L: Lane, const LAMBDA: bool>(
         &self,
         nb: &Neighbourhood<'_, D>,
         density: &mut [f32],
@@ -200,18 +205,25 @@ impl<'a, const D: usize> Constraint<'a, D> {
                         let mut within = L::Sum::default();
                         nb.for_each_block::<L>(i, |_, x, r2, _| {
                             w_sum += L::poly6(kernel, r2);
-                            let factor = L::gradient_factor(kernel, r2);
-                            let g: [L; D] = core::array::from_fn(|a| factor * x[a]);
-                            for a in 0..D {
-                                grad_sum[a] += g[a];
+                            if LAMBDA {
+                                let factor = L::gradient_factor(kernel, r2);
+                                let g: [L; D] = core::array::from_fn(|a| factor * x[a]);
+                                for a in 0..D {
+                                    grad_sum[a] += g[a];
+                                }
+                                grad_sq += norm2(g);
                             }
-                            grad_sq += norm2(g);
                             within += L::indicator(r2, h2);
                         });
                         let p: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
                         let (wall_share, wall_grad) = self.boundary.density_and_gradient(p);
                         let rho = self.mass * (self_weight + L::total(w_sum))
                             + self.rest_density * wall_share;
+                        density[k] = rho;
+                        count[k] = 1.0 + L::total(within);
+                        if !LAMBDA {
+                            continue;
+                        }
                         let mut c = rho / self.rest_density - 1.0;
                         if self.unilateral {
                             c = c.max(0.0);
@@ -221,9 +233,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
                         let denominator = pbf_kernels::norm2(grad_i)
                             + scale * scale * L::total(grad_sq)
                             + self.epsilon;
-                        density[k] = rho;
                         lambda[k] = -self.relaxation * c / denominator;
-                        count[k] = 1.0 + L::total(within);
                     }
                 });
             },
@@ -334,6 +344,81 @@ mod tests {
                 (expected.0..expected.1).contains(&gain),
                 "k {k}: long-wave gain {gain}"
             );
+        }
+    }
+
+    /// The density-only pass gives the full pass's densities and counts, bit for bit,
+    /// and leaves the multipliers alone.
+    fn density_only_matches<L: Lane>() {
+        use crate::boundary::WallTables;
+        use crate::lists::{NeighbourLists, pack};
+        let params = Params::<3>::builder(0.05).build().unwrap();
+        let h = params.kernel_radius();
+        let kernel = Kernel::<3>::new(h).unwrap();
+        let tensile = TensileCorrection::new(&kernel, 0.1, 4, 0.2).unwrap();
+        let tables = WallTables::new(&kernel);
+        let domain = Domain::new([0.0; 3], [0.6; 3]).unwrap();
+        let boundary = Boundary {
+            domain: &domain,
+            colliders: &[],
+            tables: &tables,
+        };
+        let constraint = Constraint::new(&params, &kernel, &tensile, 0.5, boundary);
+        // A jittered lattice touching the walls, so that their share counts too.
+        let mut state = 12345u64;
+        let mut jitter = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+            ((state >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 0.02
+        };
+        let mut p: [Vec<f32>; 3] = Default::default();
+        for flat in 0..10 * 10 * 10 {
+            let idx = [flat % 10, (flat / 10) % 10, flat / 100];
+            for a in 0..3 {
+                p[a].push(0.03 + 0.05 * idx[a] as f32 + jitter());
+            }
+        }
+        let mut grid = pbf_grid::Grid::<3>::new();
+        grid.rebuild([&p[0], &p[1], &p[2]], h).unwrap();
+        let mut scratch = Vec::new();
+        for a in p.iter_mut() {
+            grid.reorder(a, &mut scratch).unwrap();
+        }
+        let at = [p[0].as_slice(), p[1].as_slice(), p[2].as_slice()];
+        let mut lists = NeighbourLists::default();
+        lists.build(&grid, at, h * h, 0).unwrap();
+        let n = p[0].len();
+        let mut quads = Vec::new();
+        pack(&mut quads, at, &vec![0.0; n]);
+        let nb = Neighbourhood {
+            lists: &lists,
+            positions: at,
+            quads: &quads,
+        };
+        let (mut density, mut lambda, mut count) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        constraint.lambda_pass::<L, true>(&nb, &mut density, &mut lambda, &mut count);
+        let (mut only, mut kept, mut counted) = (vec![0.0; n], vec![7.0; n], vec![0.0; n]);
+        constraint.lambda_pass::<L, false>(&nb, &mut only, &mut kept, &mut counted);
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&only), bits(&density));
+        assert_eq!(bits(&counted), bits(&count));
+        assert!(
+            kept.iter().all(|&l| l == 7.0),
+            "the multipliers were written"
+        );
+        assert!(
+            lambda.iter().any(|&l| l != 0.0),
+            "the scene has no compressed particle"
+        );
+        assert!(density.iter().all(|&d| d > 0.0));
+    }
+
+    #[test]
+    fn the_density_only_pass_gives_the_full_passes_densities() {
+        density_only_matches::<f32>();
+        density_only_matches::<pbf_kernels::f32x8>();
+        #[cfg(target_arch = "x86_64")]
+        if crate::lanes16::available() {
+            density_only_matches::<crate::lanes16::F32x16>();
         }
     }
 

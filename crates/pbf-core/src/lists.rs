@@ -439,6 +439,28 @@ pub(crate) fn pack<const D: usize>(
     });
 }
 
+/// Packs the `D` components of a vector field into the first `D` floats of every quad
+/// (the rest 0), for passes that gather a neighbour's vector as one sixteen-byte load
+/// ([`Lane::gather4`]) instead of `D` scalar gathers. Resizes `quads` to the particle
+/// count (keeping its capacity).
+pub(crate) fn pack_vectors<const D: usize>(quads: &mut Vec<[f32; 4]>, field: [&[f32]; D]) {
+    const { assert!(D <= 4, "a quad holds at most four components") };
+    let n = field[0].len();
+    assert!(
+        field.iter().all(|f| f.len() == n),
+        "pack_vectors: every component of every particle"
+    );
+    quads.resize(n, [0.0; 4]);
+    for_each_chunk_of([quads.as_mut_slice()], 1024, 64, &|start, [q]| {
+        for (k, q) in q.iter_mut().enumerate() {
+            *q = [0.0; 4];
+            for a in 0..D {
+                q[a] = field[a][start + k];
+            }
+        }
+    });
+}
+
 /// Replaces the extra value of every quad (`quads[i][D] = extra[i]`).
 pub(crate) fn repack_extra<const D: usize>(quads: &mut [[f32; 4]], extra: &[f32]) {
     assert!(

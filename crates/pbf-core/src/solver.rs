@@ -160,6 +160,8 @@ pub struct Solver<const D: usize> {
     /// The predicted positions and one more value per particle, packed for the passes'
     /// gathers ([`crate::lists::pack`]).
     quads: Vec<[f32; 4]>,
+    /// The velocities packed the same way for the XSPH pass.
+    velocity_quads: Vec<[f32; 4]>,
     emitted: Vec<([f32; D], [f32; D])>,
     step: u64,
     time: f64,
@@ -237,6 +239,7 @@ impl<const D: usize> Solver<D> {
             scratch_ids: Vec::new(),
             partials: Vec::new(),
             quads: Vec::new(),
+            velocity_quads: Vec::new(),
             emitted: Vec::new(),
             step: 0,
             time: 0.0,
@@ -689,10 +692,22 @@ impl<const D: usize> Solver<D> {
                 positions: refs(&self.predicted),
                 quads: &self.quads,
             };
-            constraint.lambda_pass::<L>(&nb, &mut self.density, &mut self.lambda, &mut self.count);
             if iterations >= max_iterations {
+                // The step's densities: no position delta follows to use a lambda.
+                constraint.lambda_pass::<L, false>(
+                    &nb,
+                    &mut self.density,
+                    &mut self.lambda,
+                    &mut self.count,
+                );
                 break;
             }
+            constraint.lambda_pass::<L, true>(
+                &nb,
+                &mut self.density,
+                &mut self.lambda,
+                &mut self.count,
+            );
             if let Some(target) = target
                 && iterations >= min_iterations
             {
@@ -811,6 +826,7 @@ impl<const D: usize> Solver<D> {
                 self.params.xsph_per_step(),
                 &self.density,
                 refs(&self.velocities),
+                &mut self.velocity_quads,
                 muts(&mut self.next),
                 vorticity_on.then_some(omega),
             );
@@ -1254,7 +1270,7 @@ impl<const D: usize> Solver<D> {
                 positions: sorted,
                 quads: &quads,
             };
-            constraint.lambda_pass::<L>(&nb, &mut density, &mut lambda, &mut count);
+            constraint.lambda_pass::<L, true>(&nb, &mut density, &mut lambda, &mut count);
             repack_extra::<D>(&mut quads, &lambda);
             let nb = Neighbourhood {
                 lists,

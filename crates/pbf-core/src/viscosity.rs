@@ -6,7 +6,9 @@ use crate::lists::Neighbourhood;
 use crate::parallel::for_each_chunk;
 use pbf_kernels::Kernel;
 
-/// `nb.quads` must carry `density` as their extra value ([`crate::lists::pack`]).
+/// `nb.quads` must carry `density` as their extra value ([`crate::lists::pack`]);
+/// `packed` is scratch that keeps its capacity between calls (the velocities are packed
+/// into it as quads, one load per neighbour).
 ///
 /// One pass over the neighbours: `v_next_i = v_i + c sum_j (m / rho_j)(v_j - v_i) W_ij`
 /// and, when `omega` is given, the curl
@@ -19,50 +21,53 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
     c: f32,
     density: &[f32],
     velocity: [&[f32]; D],
+    packed: &mut Vec<[f32; 4]>,
     next: [&mut [f32]; D],
     omega: Option<[&mut [f32]; 4]>,
 ) {
-    let body = |start: usize,
-                next: &mut [&mut [f32]; D],
-                mut omega: Option<&mut [&mut [f32]; 4]>| {
-        L::run(|| {
-            for k in 0..next[0].len() {
-                let i = start + k;
-                let vi: [L; D] = core::array::from_fn(|a| L::splat(velocity[a][i]));
-                let mut xsph = [L::Sum::default(); D];
-                let mut curl = [L::Sum::default(); 3];
-                let want_curl = omega.is_some();
-                debug_assert_eq!(nb.quads[i][D].to_bits(), density[i].to_bits());
-                nb.for_each_block::<L>(i, |j, x, r2, density_j| {
-                    let volume = L::splat(mass) * recip(density_j);
-                    let dv: [L; D] = core::array::from_fn(|a| L::gather(velocity[a], j) - vi[a]);
-                    let w = L::poly6(kernel, r2);
-                    let t = L::xsph(kernel, volume, dv, w);
-                    for a in 0..D {
-                        xsph[a] += t[a];
-                    }
-                    if want_curl {
-                        let factor = L::gradient_factor(kernel, r2);
-                        let grad: [L; D] = core::array::from_fn(|a| factor * x[a]);
-                        let t = L::curl(kernel, volume, dv, grad);
-                        for a in 0..3 {
-                            curl[a] += t[a];
+    crate::lists::pack_vectors(packed, velocity);
+    let packed: &[[f32; 4]] = packed;
+    let body =
+        |start: usize, next: &mut [&mut [f32]; D], mut omega: Option<&mut [&mut [f32]; 4]>| {
+            L::run(|| {
+                for k in 0..next[0].len() {
+                    let i = start + k;
+                    let vi: [L; D] = core::array::from_fn(|a| L::splat(velocity[a][i]));
+                    let mut xsph = [L::Sum::default(); D];
+                    let mut curl = [L::Sum::default(); 3];
+                    let want_curl = omega.is_some();
+                    debug_assert_eq!(nb.quads[i][D].to_bits(), density[i].to_bits());
+                    nb.for_each_block::<L>(i, |j, x, r2, density_j| {
+                        let volume = L::splat(mass) * recip(density_j);
+                        let vj = L::gather4(packed, j);
+                        let dv: [L; D] = core::array::from_fn(|a| vj[a] - vi[a]);
+                        let w = L::poly6(kernel, r2);
+                        let t = L::xsph(kernel, volume, dv, w);
+                        for a in 0..D {
+                            xsph[a] += t[a];
                         }
+                        if want_curl {
+                            let factor = L::gradient_factor(kernel, r2);
+                            let grad: [L; D] = core::array::from_fn(|a| factor * x[a]);
+                            let t = L::curl(kernel, volume, dv, grad);
+                            for a in 0..3 {
+                                curl[a] += t[a];
+                            }
+                        }
+                    });
+                    for a in 0..D {
+                        next[a][k] = velocity[a][i] + c * L::total(xsph[a]);
                     }
-                });
-                for a in 0..D {
-                    next[a][k] = velocity[a][i] + c * L::total(xsph[a]);
-                }
-                if let Some(omega) = omega.as_deref_mut() {
-                    let w: [f32; 3] = core::array::from_fn(|a| L::total(curl[a]));
-                    for a in 0..3 {
-                        omega[a][k] = w[a];
+                    if let Some(omega) = omega.as_deref_mut() {
+                        let w: [f32; 3] = core::array::from_fn(|a| L::total(curl[a]));
+                        for a in 0..3 {
+                            omega[a][k] = w[a];
+                        }
+                        omega[3][k] = pbf_kernels::norm2(w).sqrt();
                     }
-                    omega[3][k] = pbf_kernels::norm2(w).sqrt();
                 }
-            }
-        })
-    };
+            })
+        };
     match omega {
         Some(omega) => for_each_chunk((next, omega), &|start, (mut next, mut omega)| {
             body(start, &mut next, Some(&mut omega))
@@ -151,6 +156,7 @@ mod tests {
                 0.5,
                 &density,
                 [&vel[0], &vel[1], &vel[2]],
+                &mut Vec::new(),
                 [n0, n1, n2],
                 Some([w0, w1, w2, w3]),
             );
