@@ -3,10 +3,12 @@
 //!
 //! Response: positions are projected out of solids during prediction and after every
 //! constraint iteration, keeping particle centres one particle radius (`s / 2`) from
-//! every surface. After the velocity update, a particle in contact (within 1% of `h`
-//! of that distance) that still moves into the surface has its normal velocity
-//! reflected with `restitution` and its tangential velocity reduced by Coulomb
-//! friction: `|v_t|` shrinks by `friction * (1 + restitution) * |v_n|`, down to 0.
+//! every surface. After the velocity update, a particle in contact (at that distance
+//! or closer) that still moves into the surface has its normal velocity reflected with
+//! `restitution` and its tangential velocity reduced by Coulomb friction: `|v_t|`
+//! shrinks by `friction * (1 + restitution) * |v_n|`, down to 0. Between that distance
+//! and 1% of `h` farther the response fades out linearly, so that the velocity is a
+//! continuous function of the position.
 
 use crate::CoreError;
 
@@ -139,17 +141,19 @@ impl<const D: usize> Domain<D> {
     }
 
     /// Walls the point touches within `margin`, as (outward normal into the fluid).
-    pub(crate) fn contacts(&self, p: [f32; D], margin: f32, mut f: impl FnMut([f32; D])) {
+    pub(crate) fn contacts(&self, p: [f32; D], margin: f32, mut f: impl FnMut([f32; D], f32)) {
         for a in 0..D {
-            if p[a] - self.lo[a] <= margin {
+            let d = p[a] - self.lo[a];
+            if d <= margin {
                 let mut n = [0.0; D];
                 n[a] = 1.0;
-                f(n);
+                f(n, d);
             }
-            if self.hi[a] - p[a] <= margin {
+            let d = self.hi[a] - p[a];
+            if d <= margin {
                 let mut n = [0.0; D];
                 n[a] = -1.0;
-                f(n);
+                f(n, d);
             }
         }
     }
@@ -790,19 +794,39 @@ enum Sweep<const D: usize> {
     Stopped { at: [f32; D] },
 }
 
+/// How much of the contact response a particle at distance `d` from a surface gets:
+/// all of it at `rest` (where the projections leave a particle in contact, one margin
+/// off the surface) or closer, none at `reach` or farther, linearly in between. A
+/// step at the threshold would make the velocity jump with the last rounding of `d`:
+/// two runs a rounding apart (the same scene at another scale) would part by the
+/// normal speed times a step at once.
+#[inline]
+pub(crate) fn contact_weight(d: f32, rest: f32, reach: f32) -> f32 {
+    if d <= rest {
+        1.0
+    } else if d >= reach {
+        0.0
+    } else {
+        (reach - d) / (reach - rest)
+    }
+}
+
 /// Applies restitution and friction to a velocity in contact with a surface of
-/// outward normal `n`.
+/// outward normal `n`, in the share `weight` ([`contact_weight`]): `v + weight
+/// (response(v) - v)`.
 #[inline]
 pub(crate) fn respond<const D: usize>(
     v: &mut [f32; D],
     n: [f32; D],
     friction: f32,
     restitution: f32,
+    weight: f32,
 ) {
     let vn = dot(*v, n);
-    if vn >= 0.0 {
+    if vn >= 0.0 || weight <= 0.0 {
         return;
     }
+    let before = *v;
     let mut vt: [f32; D] = core::array::from_fn(|k| v[k] - vn * n[k]);
     let vt_len = norm(vt);
     if vt_len > 0.0 {
@@ -810,7 +834,12 @@ pub(crate) fn respond<const D: usize>(
         vt = vt.map(|c| c * keep);
     }
     for k in 0..D {
-        v[k] = vt[k] - restitution * vn * n[k];
+        let after = vt[k] - restitution * vn * n[k];
+        v[k] = if weight >= 1.0 {
+            after
+        } else {
+            before[k] + weight * (after - before[k])
+        };
     }
 }
 
@@ -1047,16 +1076,42 @@ mod tests {
     fn response_applies_restitution_and_friction() {
         let n = [0.0, 1.0];
         let mut v = [1.0, -2.0];
-        respond(&mut v, n, 0.0, 0.5);
+        respond(&mut v, n, 0.0, 0.5, 1.0);
         assert_eq!(v, [1.0, 1.0]);
         let mut v = [1.0, -2.0];
-        respond(&mut v, n, 0.1, 0.0);
+        respond(&mut v, n, 0.1, 0.0, 1.0);
         assert!((v[0] - 0.8).abs() < 1e-6 && v[1] == 0.0);
         let mut v = [1.0, -2.0];
-        respond(&mut v, n, 10.0, 0.0);
+        respond(&mut v, n, 10.0, 0.0, 1.0);
         assert_eq!(v, [0.0, 0.0]);
         let mut v = [1.0, 2.0];
-        respond(&mut v, n, 10.0, 1.0);
+        respond(&mut v, n, 10.0, 1.0, 1.0);
         assert_eq!(v, [1.0, 2.0]); // leaving the surface: untouched
+        // A share of the response: halfway between the velocity and the full response.
+        let mut v = [1.0, -2.0];
+        respond(&mut v, n, 0.0, 0.5, 0.5);
+        assert_eq!(v, [1.0, -0.5]);
+        let mut v = [1.0, -2.0];
+        respond(&mut v, n, 10.0, 0.0, 0.0);
+        assert_eq!(v, [1.0, -2.0]);
+    }
+
+    #[test]
+    fn the_contact_response_fades_out_continuously() {
+        let (rest, reach) = (0.025f32, 0.026f32);
+        assert_eq!(contact_weight(0.0, rest, reach), 1.0);
+        assert_eq!(contact_weight(rest, rest, reach), 1.0);
+        assert_eq!(contact_weight(reach, rest, reach), 0.0);
+        assert_eq!(contact_weight(1.0, rest, reach), 0.0);
+        assert!((contact_weight(0.0255, rest, reach) - 0.5).abs() < 1e-3);
+        // No jump anywhere: neighbouring distances get neighbouring weights.
+        let mut d = rest - 1e-4;
+        let mut last = contact_weight(d, rest, reach);
+        while d < reach + 1e-4 {
+            d += 1e-6;
+            let w = contact_weight(d, rest, reach);
+            assert!((w - last).abs() < 2e-3 && w <= last, "d {d}: {last} -> {w}");
+            last = w;
+        }
     }
 }

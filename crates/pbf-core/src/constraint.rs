@@ -37,10 +37,28 @@ pub(crate) fn jacobi_relaxation<const D: usize>(
     // eps = cfm_rel / (h / s)^2.
     debug_assert_eq!(kernel.h(), params.kernel_radius(), "the solver's kernel");
     let ratio = params.kernel_radius() / params.spacing();
+    let (a_max, _) = lattice_overshoot::<D>(ratio, 1.0, params.cfm_rel());
+    // Rounded down to a multiple of 2^-12, so that a ratio h / s that rounds
+    // differently at two scales still gives the same value.
+    ((4.0 / 3.0 / a_max).min(1.0) * 4096.0).floor() as f32 / 4096.0
+}
+
+/// The largest over-correction factor `a_max` of one undamped Jacobi pass over a
+/// lattice of spacing 1 (see [`jacobi_relaxation`]), for a kernel radius of `ratio`
+/// spacings, particles of volume `m / rho0 = volume` and the CFM term `cfm_rel`, and
+/// the lattice's density over the rest density, `volume sum_j W(x_j)` (itself
+/// included). A lattice compressed below the rest spacing has `ratio` above the rest
+/// `h / s` and `volume = (ratio / (h / s))^D`.
+pub(crate) fn lattice_overshoot<const D: usize>(
+    ratio: f32,
+    volume: f64,
+    cfm_rel: f32,
+) -> (f64, f64) {
     let kernel = &Kernel::<D>::new(ratio).expect("h / s is finite and positive");
     let s = 1.0f64;
     let reach = ratio.ceil() as i32;
-    let scale = 1.0f64;
+    let scale = volume;
+    let mut density = 0.0f64;
     // Half the neighbours (g is odd: the sum over all is 2i sum_half g sin(q.x)).
     let side = (2 * reach + 1) as usize;
     let mut half: Vec<([f64; D], [f64; D])> = Vec::new();
@@ -53,13 +71,14 @@ pub(crate) fn jacobi_relaxation<const D: usize>(
             k
         });
         let x: [f32; D] = core::array::from_fn(|a| (f64::from(k[a]) * s) as f32);
+        density += scale * f64::from(kernel.poly6(pbf_kernels::norm2(x)));
         let g = kernel.spiky_gradient(x).map(|c| scale * f64::from(c));
         sum_sq += g.iter().map(|c| c * c).sum::<f64>();
         if k.iter().find(|c| **c != 0).is_some_and(|c| *c > 0) {
             half.push((k.map(f64::from), g));
         }
     }
-    let denominator = sum_sq + f64::from(params.cfm_rel()) / f64::from(ratio).powi(2);
+    let denominator = sum_sq + f64::from(cfm_rel) / f64::from(ratio).powi(2);
     // Wave vectors q s in [0, pi]^D on a grid (the spectrum is symmetric in each axis).
     const STEPS: usize = 24;
     let mut a_max = 0.0f64;
@@ -81,9 +100,7 @@ pub(crate) fn jacobi_relaxation<const D: usize>(
         let a = 4.0 * sum.iter().map(|c| c * c).sum::<f64>() / denominator;
         a_max = a_max.max(a);
     }
-    // Rounded down to a multiple of 2^-12, so that a ratio h / s that rounds
-    // differently at two scales still gives the same value.
-    ((4.0 / 3.0 / a_max).min(1.0) * 4096.0).floor() as f32 / 4096.0
+    (a_max, density)
 }
 
 /// The most a wave of the rest lattice that one relaxed Jacobi pass damps or flips
@@ -147,6 +164,16 @@ pub(crate) struct Constraint<'a, const D: usize> {
     /// The Jacobi relaxation `omega` that scales every lambda (the parameters'
     /// [`Relaxation`](crate::Relaxation); `Auto` is [`jacobi_relaxation`]).
     pub(crate) relaxation: f32,
+    /// Whether the relaxation shrinks where the fluid is compressed: under
+    /// [`Relaxation::Auto`](crate::Relaxation::Auto) a particle of density
+    /// `rho_i > rho0` uses `omega rho0 / rho_i`. The overshoot `a_max` of
+    /// [`jacobi_relaxation`] grows with the density of the lattice (more neighbours add
+    /// up), by less than the density itself (2.2 times the rest density: 1.6 times
+    /// `a_max`; [`lattice_overshoot`]), so the scaled factor keeps every pass within the
+    /// bound `[-1/3, 1]` in a compressed fluid too. Without it, a fluid squeezed well
+    /// above rest (a deep pool at a large time step and few iterations) over-corrects
+    /// from pass to pass and boils.
+    pub(crate) compression_scaled: bool,
     /// The walls, which add density and constraint gradient near them.
     pub(crate) boundary: Boundary<'a, D>,
 }
@@ -168,6 +195,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
             epsilon: params.cfm_epsilon(),
             unilateral: params.unilateral(),
             relaxation,
+            compression_scaled: params.relaxation() == crate::Relaxation::Auto,
             boundary,
         }
     }
@@ -233,7 +261,14 @@ impl<'a, const D: usize> Constraint<'a, D> {
                         let denominator = pbf_kernels::norm2(grad_i)
                             + scale * scale * L::total(grad_sq)
                             + self.epsilon;
-                        lambda[k] = -self.relaxation * c / denominator;
+                        // Compressed, the overshoot grows: scaled down (see
+                        // `compression_scaled`).
+                        let omega = if self.compression_scaled && rho > self.rest_density {
+                            self.relaxation * (self.rest_density / rho)
+                        } else {
+                            self.relaxation
+                        };
+                        lambda[k] = -omega * c / denominator;
                     }
                 });
             },
@@ -420,6 +455,42 @@ mod tests {
         if crate::lanes16::available() {
             density_only_matches::<crate::lanes16::F32x16>();
         }
+    }
+
+    /// Uniformly compressed lattices, up to 3.4 times the rest density in 3D (2.25 in
+    /// 2D): unscaled, the rest relaxation over-corrects them beyond the bound; scaled
+    /// by `rho0 / rho` (what the lambda pass does under `Auto`), every factor stays
+    /// within `[-1/3, 1]`.
+    fn compression_scaling_keeps_the_bound<const D: usize>() {
+        let params = Params::<D>::builder(0.05).build().unwrap();
+        let kernel = Kernel::<D>::new(params.kernel_radius()).unwrap();
+        let omega = f64::from(jacobi_relaxation(&params, &kernel));
+        let rest = params.kernel_radius() / params.spacing();
+        let mut beyond = 0;
+        for step in 0..=10 {
+            let f = 1.0 + 0.05 * f64::from(step);
+            let (a_max, density) =
+                lattice_overshoot::<D>(rest * f as f32, f.powi(D as i32), params.cfm_rel());
+            let scaled = omega * (1.0 / density).min(1.0);
+            assert!(
+                scaled * a_max <= 4.0 / 3.0 + 1e-3,
+                "{D}D, {f}x closer: density {density}, omega a_max {}",
+                scaled * a_max
+            );
+            if omega * a_max > 4.0 / 3.0 + 0.05 {
+                beyond += 1;
+            }
+        }
+        assert!(
+            beyond >= 8,
+            "{D}D: the rest relaxation stays within the bound"
+        );
+    }
+
+    #[test]
+    fn compression_scaled_relaxation_keeps_compressed_lattices_within_the_bound() {
+        compression_scaling_keeps_the_bound::<3>();
+        compression_scaling_keeps_the_bound::<2>();
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The [`Solver`]: particles, boundaries and the step of DESIGN.md §2.
 
 use crate::boundary::{Boundary, WallTables};
-use crate::collide::{Collider, Domain, respond};
+use crate::collide::{Collider, Domain, contact_weight, respond};
 use crate::constraint::{Chebyshev, Constraint, jacobi_relaxation};
 use crate::diagnostics::{PhaseTimes, StepDiagnostics};
 use crate::emitter::Emitter;
@@ -794,13 +794,15 @@ impl<const D: usize> Solver<D> {
                         core::array::from_fn(|a| (p[a] - positions[a][i]) * inv_dt);
                     for c in colliders {
                         let (d, normal) = c.distance_and_normal(p);
-                        if d <= contact {
+                        if d < contact {
                             let (friction, restitution) = c.response();
-                            respond(&mut vel, normal, friction, restitution);
+                            let w = contact_weight(d, margin, contact);
+                            respond(&mut vel, normal, friction, restitution, w);
                         }
                     }
-                    domain.contacts(p, contact, |normal| {
-                        respond(&mut vel, normal, wall_friction, wall_restitution)
+                    domain.contacts(p, contact, |normal, d| {
+                        let w = contact_weight(d, margin, contact);
+                        respond(&mut vel, normal, wall_friction, wall_restitution, w)
                     });
                     for a in 0..D {
                         v[a][k] = vel[a];
