@@ -677,7 +677,7 @@ fn column_section(md: &mut String, r: &ValidationReport, plots: &Path) -> Result
          (`pbf_core::scenes::block_at_rest` with a taller column), stepped at 1/120 s; the \
          statistics are the mean over the measured second of each step's average density \
          error (compression only) and the largest maximum, after 2 s of settling. The density \
-         error is measured in the last lambda pass of a step (before its last correction).\n",
+         error is that of a step's final positions (its last pass, after the last correction).\n",
         first.particles
     );
     let _ = writeln!(
