@@ -43,6 +43,22 @@ pub(crate) fn jacobi_relaxation<const D: usize>(
     ((4.0 / 3.0 / a_max).min(1.0) * 4096.0).floor() as f32 / 4096.0
 }
 
+/// The density, in units of the rest density, above which
+/// [`Relaxation::Auto`](crate::Relaxation::Auto) scales a particle's relaxation by
+/// `COMPRESSION_KNEE rho0 / rho_i`.
+///
+/// Why: the overshoot `a_max` of [`jacobi_relaxation`] grows with the density of the
+/// lattice (more neighbours add up), by less than the density itself
+/// ([`lattice_overshoot`]: 1.6 times at 2.2 times the rest density, 2.4 times at 3.4).
+/// Unscaled, a fluid squeezed far above rest (a deep pool at a large time step and few
+/// iterations) has factors `1 - omega a` below -1: its passes diverge and it boils.
+/// Scaled beyond the knee, every uniformly compressed lattice keeps its factors in
+/// `[-0.42, 1]`. Below the knee nothing changes, so a fluid within 10% of rest (every
+/// run at a reasonable time step) converges exactly as before; there the overshoot
+/// grows by under 5% (factors down to -0.4 instead of -1/3), which the product over
+/// two or more iterations of a step absorbs.
+pub(crate) const COMPRESSION_KNEE: f32 = 1.1;
+
 /// The largest over-correction factor `a_max` of one undamped Jacobi pass over a
 /// lattice of spacing 1 (see [`jacobi_relaxation`]), for a kernel radius of `ratio`
 /// spacings, particles of volume `m / rho0 = volume` and the CFM term `cfm_rel`, and
@@ -166,13 +182,7 @@ pub(crate) struct Constraint<'a, const D: usize> {
     pub(crate) relaxation: f32,
     /// Whether the relaxation shrinks where the fluid is compressed: under
     /// [`Relaxation::Auto`](crate::Relaxation::Auto) a particle of density
-    /// `rho_i > rho0` uses `omega rho0 / rho_i`. The overshoot `a_max` of
-    /// [`jacobi_relaxation`] grows with the density of the lattice (more neighbours add
-    /// up), by less than the density itself (2.2 times the rest density: 1.6 times
-    /// `a_max`; [`lattice_overshoot`]), so the scaled factor keeps every pass within the
-    /// bound `[-1/3, 1]` in a compressed fluid too. Without it, a fluid squeezed well
-    /// above rest (a deep pool at a large time step and few iterations) over-corrects
-    /// from pass to pass and boils.
+    /// `rho_i > k rho0` ([`COMPRESSION_KNEE`] `k`) uses `omega k rho0 / rho_i`.
     pub(crate) compression_scaled: bool,
     /// The walls, which add density and constraint gradient near them.
     pub(crate) boundary: Boundary<'a, D>,
@@ -263,8 +273,9 @@ impl<'a, const D: usize> Constraint<'a, D> {
                             + self.epsilon;
                         // Compressed, the overshoot grows: scaled down (see
                         // `compression_scaled`).
-                        let omega = if self.compression_scaled && rho > self.rest_density {
-                            self.relaxation * (self.rest_density / rho)
+                        let knee = COMPRESSION_KNEE * self.rest_density;
+                        let omega = if self.compression_scaled && rho > knee {
+                            self.relaxation * (knee / rho)
                         } else {
                             self.relaxation
                         };
@@ -458,32 +469,34 @@ mod tests {
     }
 
     /// Uniformly compressed lattices, up to 3.4 times the rest density in 3D (2.25 in
-    /// 2D): unscaled, the rest relaxation over-corrects them beyond the bound; scaled
-    /// by `rho0 / rho` (what the lambda pass does under `Auto`), every factor stays
-    /// within `[-1/3, 1]`.
+    /// 2D): unscaled, the rest relaxation over-corrects the densest by more than the
+    /// size of the wave (factors below -1: diverging passes); scaled beyond the knee
+    /// (what the lambda pass does under `Auto`), every factor stays within
+    /// `[-0.42, 1]`, and within the rest bound `[-1/3, 1]` from 1.5 times the rest
+    /// density on.
     fn compression_scaling_keeps_the_bound<const D: usize>() {
         let params = Params::<D>::builder(0.05).build().unwrap();
         let kernel = Kernel::<D>::new(params.kernel_radius()).unwrap();
         let omega = f64::from(jacobi_relaxation(&params, &kernel));
         let rest = params.kernel_radius() / params.spacing();
-        let mut beyond = 0;
+        let knee = f64::from(COMPRESSION_KNEE);
+        let mut unscaled_worst = 0.0f64;
         for step in 0..=10 {
             let f = 1.0 + 0.05 * f64::from(step);
             let (a_max, density) =
                 lattice_overshoot::<D>(rest * f as f32, f.powi(D as i32), params.cfm_rel());
-            let scaled = omega * (1.0 / density).min(1.0);
+            let scaled = omega * (knee / density).min(1.0);
+            let bound = if density >= 1.5 { 4.0 / 3.0 } else { 1.42 };
             assert!(
-                scaled * a_max <= 4.0 / 3.0 + 1e-3,
+                scaled * a_max <= bound + 1e-3,
                 "{D}D, {f}x closer: density {density}, omega a_max {}",
                 scaled * a_max
             );
-            if omega * a_max > 4.0 / 3.0 + 0.05 {
-                beyond += 1;
-            }
+            unscaled_worst = unscaled_worst.max(omega * a_max);
         }
         assert!(
-            beyond >= 8,
-            "{D}D: the rest relaxation stays within the bound"
+            unscaled_worst > 2.0,
+            "{D}D: unscaled, omega a_max reaches only {unscaled_worst}"
         );
     }
 

@@ -45,13 +45,13 @@ pub enum Iterations {
 ///   at the defaults; [`Solver::relaxation`](crate::Solver::relaxation) reports it).
 ///   Every wave then shrinks or flips by at most a third per pass, so one or two
 ///   iterations per step and large time steps stay stable. Where the fluid is
-///   compressed (`rho_i > rho0`), a particle's multiplier uses `omega rho0 / rho_i`:
-///   a denser lattice has more neighbours whose corrections add up (`a_max` 1.6 times
-///   as large at 2.2 times the rest density), and without the scaling a deep pool
-///   squeezed at a large time step over-corrects from pass to pass and boils (the
-///   glass of `pbf validate` at 1/60 s, 64,000 particles, 4 iterations: average
-///   |v|/h 13.4 per second unscaled, 8.5 scaled). Near rest the scaling is within a
-///   few percent of 1.
+///   compressed by more than 10% (`rho_i > 1.1 rho0`), a particle's multiplier uses
+///   `omega 1.1 rho0 / rho_i`: a denser lattice has more neighbours whose corrections
+///   add up (`a_max` 1.6 times as large at 2.2 times the rest density), and without
+///   the scaling a deep pool squeezed at a large time step over-corrects from pass to
+///   pass and boils (the glass of `pbf validate` at 1/60 s, 64,000 particles, 4
+///   iterations: average |v|/h 13.4 per second unscaled, 8.6 scaled). Within 10% of
+///   rest nothing changes.
 /// - [`Fixed`](Self::Fixed)`(w)`, `w` in `(0, 1]`: `Fixed(1.0)` is the paper's
 ///   unrelaxed Jacobi pass. Long waves (the hydrostatic compression of a deep column)
 ///   converge `w` times as fast per iteration, so at a fixed iteration count a larger
@@ -75,8 +75,8 @@ pub enum Iterations {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum Relaxation {
-    /// `min(1, (4/3) / a_max)` from the rest lattice, times `rho0 / rho_i` where a
-    /// particle is compressed: stable for any iteration count.
+    /// `min(1, (4/3) / a_max)` from the rest lattice, times `1.1 rho0 / rho_i` where a
+    /// particle is compressed by more than 10%: stable for any iteration count.
     #[default]
     Auto,
     /// This value, in `(0, 1]`.

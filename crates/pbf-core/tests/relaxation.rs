@@ -1,5 +1,5 @@
 //! The Jacobi relaxation parameter: `Auto` is the default, the rest-lattice value
-//! scaled by `rho0 / rho_i` where a particle is compressed; `Fixed(1.0)` is the
+//! scaled by `1.1 rho0 / rho_i` where a particle is compressed by more than 10%; `Fixed(1.0)` is the
 //! unrelaxed pass, with its larger correction per iteration (so less density error at
 //! a fixed count) and its instability at one iteration per step.
 
@@ -48,8 +48,8 @@ fn auto_is_the_default_and_differs_from_fixed_at_its_value_where_compressed() {
         fixed.step().unwrap();
     }
     assert_eq!(bits(&default), bits(&auto));
-    // The settling column is compressed at its bottom, where `Auto` scales the
-    // relaxation down and `Fixed` does not.
+    // The column lands on the floor compressed by more than 10% at its bottom, where
+    // `Auto` scales the relaxation down and `Fixed` does not.
     assert_ne!(bits(&default), bits(&fixed));
     // And another value changes the run: the parameter reaches the passes.
     let mut other = column_2d(Some(Relaxation::Fixed(1.0)));
@@ -118,9 +118,9 @@ fn fixed_one_is_the_unrelaxed_pass_and_corrects_one_over_omega_as_much() {
             assert!((dh[i][a] - 0.5 * d1[i][a]).abs() < tolerance);
         }
     }
-    // `Auto` scales every compressed particle's multiplier by rho0 / rho_i: the lattice
-    // is 1 / 0.9^3 = 1.37 times as dense inside (less at its faces), so its deltas are
-    // smaller than at the fixed omega, by at most that factor and a little more.
+    // `Auto` scales the multiplier of every particle compressed by more than 10% by
+    // 1.1 rho0 / rho_i: the lattice is 1 / 0.9^3 = 1.37 times as dense inside (less at
+    // its faces), so its deltas are smaller than at the fixed omega.
     let ratio = norm(&da) / norm(&df);
     assert!(
         (0.6..0.95).contains(&ratio),
