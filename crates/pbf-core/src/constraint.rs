@@ -213,7 +213,9 @@ impl<'a, const D: usize> Constraint<'a, D> {
     /// For every particle: the density `rho_i = m sum_j W_ij + rho0 Phi(walls)` (j = i
     /// included, as `W(0)`; see [`crate::boundary`] for the walls' share), the
     /// multiplier `lambda_i = -omega C_i / (sum_k |grad_k C_i|^2 + eps)` (`omega`: the
-    /// resolved [`Relaxation`](crate::Relaxation), by default [`jacobi_relaxation`]) with
+    /// resolved [`Relaxation`](crate::Relaxation), by default [`jacobi_relaxation`],
+    /// under `Auto` times `k rho0 / rho_i` where `rho_i > k rho0`, `k` the
+    /// [`COMPRESSION_KNEE`]) with
     /// `C_i = rho_i / rho0 - 1` (clamped at 0 when unilateral), and the number of
     /// particles within h (itself included).
     ///
