@@ -425,18 +425,11 @@ pub(crate) fn pack<const D: usize>(
     positions: [&[f32]; D],
     extra: &[f32],
 ) {
-    const { assert!(D < 4, "a quad holds D positions and one more value") };
-    let n = positions[0].len();
-    assert!(extra.len() == n, "pack: the extra value of every particle");
-    quads.resize(n, [0.0; 4]);
-    for_each_chunk_of([quads.as_mut_slice()], 1024, 64, &|start, [q]| {
-        for (k, q) in q.iter_mut().enumerate() {
-            for a in 0..D {
-                q[a] = positions[a][start + k];
-            }
-            q[D] = extra[start + k];
-        }
-    });
+    assert!(
+        extra.len() == positions[0].len(),
+        "pack: the extra value of every particle"
+    );
+    pack_with(quads, positions, |i| extra[i]);
 }
 
 /// Packs the `D` components of a vector field into the first `D` floats of every quad
@@ -444,19 +437,30 @@ pub(crate) fn pack<const D: usize>(
 /// ([`Lane::gather4`]) instead of `D` scalar gathers. Resizes `quads` to the particle
 /// count (keeping its capacity).
 pub(crate) fn pack_vectors<const D: usize>(quads: &mut Vec<[f32; 4]>, field: [&[f32]; D]) {
-    const { assert!(D <= 4, "a quad holds at most four components") };
+    pack_with(quads, field, |_| 0.0);
+}
+
+/// `quads[i] = [field[0][i], .., field[D - 1][i], extra(i), 0, ..]`.
+fn pack_with<const D: usize>(
+    quads: &mut Vec<[f32; 4]>,
+    field: [&[f32]; D],
+    extra: impl Fn(usize) -> f32 + Sync,
+) {
+    const { assert!(D < 4, "a quad holds D components and one more value") };
     let n = field[0].len();
     assert!(
         field.iter().all(|f| f.len() == n),
-        "pack_vectors: every component of every particle"
+        "pack: every component of every particle"
     );
     quads.resize(n, [0.0; 4]);
     for_each_chunk_of([quads.as_mut_slice()], 1024, 64, &|start, [q]| {
         for (k, q) in q.iter_mut().enumerate() {
+            let i = start + k;
             *q = [0.0; 4];
             for a in 0..D {
-                q[a] = field[a][start + k];
+                q[a] = field[a][i];
             }
+            q[D] = extra(i);
         }
     });
 }
