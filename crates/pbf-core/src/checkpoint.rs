@@ -1,7 +1,7 @@
 //! Checkpoints: the whole state of a [`Solver`](crate::Solver) as bytes, restored so that
 //! the run continues bit for bit as if it had never stopped (feature `serde`).
 //!
-//! # Format (version 3)
+//! # Format (version 4)
 //!
 //! | bytes | content |
 //! |---|---|
@@ -19,7 +19,9 @@
 //! blend ([`ParamsBuilder::xsph_period`](crate::ParamsBuilder::xsph_period)) to the
 //! end of the payload, then the [`Acceleration`](crate::Acceleration); a version 2
 //! file loads with the period `None` and no acceleration, the per-step blend and plain
-//! Jacobi it was written with, and continues as it would have.
+//! Jacobi it was written with, and continues as it would have. Version 4 appended
+//! [`ParamsBuilder::coarse_correction`](crate::ParamsBuilder::coarse_correction); a
+//! version 2 or 3 file loads with it off, as it ran.
 //!
 //! The payload holds the parameters, the domain and its response, the colliders, the
 //! emitters (with how far their newest layer has travelled), every per-particle array
@@ -40,7 +42,7 @@
 use crate::CoreError;
 
 /// The checkpoint format version this build writes and reads.
-pub const CHECKPOINT_VERSION: u32 = 3;
+pub const CHECKPOINT_VERSION: u32 = 4;
 
 /// The oldest checkpoint format version this build reads.
 pub const OLDEST_CHECKPOINT_VERSION: u32 = 2;
@@ -324,6 +326,9 @@ mod state {
         xsph_period: Option<f32>,
         /// [`Acceleration::Chebyshev`]. Added in version 3.
         chebyshev: bool,
+        /// [`Params::coarse_correction`]. Added in version 4, last, so that a version
+        /// 3 payload with one more byte (postcard's `false`) decodes as version 4.
+        coarse_correction: bool,
     }
 
     fn inconsistent(field: &'static str, reason: impl Into<String>) -> CoreError {
@@ -458,6 +463,7 @@ mod state {
             grid_origin: dynamic.grid_origin.map(|(h, o)| (h, o.to_vec())),
             xsph_period: solver.params().xsph_period(),
             chebyshev: solver.params().acceleration() == Acceleration::Chebyshev,
+            coarse_correction: solver.params().coarse_correction(),
         };
         let payload = postcard::to_allocvec(&state).map_err(|e| CheckpointError::Encode {
             reason: e.to_string(),
@@ -537,13 +543,19 @@ mod state {
         }
         // Version 2 ran the per-step XSPH blend and plain Jacobi: its payload ends
         // before the period and the acceleration, which postcard encodes as one byte 0
-        // each for `None` and `false`.
+        // each for `None` and `false`. Versions 2 and 3 ran without the coarse
+        // correction: one more byte 0, `false`.
         let upgraded;
-        let payload = if version == 2 {
-            upgraded = [payload, &[0u8, 0]].concat();
-            &upgraded[..]
-        } else {
-            payload
+        let payload = match version {
+            2 => {
+                upgraded = [payload, &[0u8, 0, 0]].concat();
+                &upgraded[..]
+            }
+            3 => {
+                upgraded = [payload, &[0u8]].concat();
+                &upgraded[..]
+            }
+            _ => payload,
         };
         let (state, rest): (SolverState, &[u8]) =
             postcard::take_from_bytes(payload).map_err(|e| CheckpointError::Decode {
@@ -584,6 +596,7 @@ mod state {
             } else {
                 Acceleration::None
             })
+            .coarse_correction(state.coarse_correction)
             .vorticity_rel(p.vorticity_rel)
             .unilateral(p.unilateral)
             .relaxation(p.relaxation.map_or(Relaxation::Auto, Relaxation::Fixed))
@@ -802,7 +815,10 @@ mod tests {
         let payload = [1u8, 2, 3];
         let mut file = header(2, &payload).to_vec();
         file.extend_from_slice(&payload);
-        assert_eq!(split_header(&file), Ok((3, 2, &payload[..])));
+        assert_eq!(
+            split_header(&file),
+            Ok((CHECKPOINT_VERSION, 2, &payload[..]))
+        );
         let mut second = file.clone();
         second[8] = 2;
         assert_eq!(split_header(&second), Ok((2, 2, &payload[..])));
@@ -812,14 +828,14 @@ mod tests {
             split_header(&flipped),
             Err(CheckpointError::Corrupted { .. })
         ));
-        for other in [1, 4] {
+        for other in [1, 5] {
             let mut file = file.clone();
             file[8] = other;
             assert_eq!(
                 split_header(&file),
                 Err(CheckpointError::UnsupportedVersion {
                     found: u32::from(other),
-                    supported: 3
+                    supported: CHECKPOINT_VERSION
                 })
             );
         }
@@ -853,13 +869,21 @@ mod tests {
         for _ in 0..3 {
             solver.step().unwrap();
         }
-        let v3 = solver.checkpoint().unwrap();
+        let v4 = solver.checkpoint().unwrap();
         assert_eq!(
-            v3[v3.len() - 2..],
-            [0, 0],
-            "None and false, one byte 0 each, last"
+            v4[v4.len() - 3..],
+            [0, 0, 0],
+            "None, false and false, one byte 0 each, last"
         );
-        let payload = &v3[HEADER_LEN..v3.len() - 2];
+        // Version 3: the same without the coarse correction's byte.
+        let payload = &v4[HEADER_LEN..v4.len() - 1];
+        let mut v3 = header(2, payload).to_vec();
+        v3[8..12].copy_from_slice(&3u32.to_le_bytes());
+        v3.extend_from_slice(payload);
+        let from_v3 = Solver::<2>::from_checkpoint(&v3).unwrap();
+        assert!(!from_v3.params().coarse_correction());
+        assert_eq!(from_v3.positions(), solver.positions());
+        let payload = &v4[HEADER_LEN..v4.len() - 3];
         let mut v2 = header(2, payload).to_vec();
         v2[8..12].copy_from_slice(&2u32.to_le_bytes());
         v2.extend_from_slice(payload);
@@ -883,6 +907,17 @@ mod tests {
         let bytes = default.checkpoint().unwrap();
         let back = Solver::<2>::from_checkpoint(&bytes).unwrap();
         assert_eq!(back.params().xsph_period(), Some(crate::XSPH_PERIOD));
+        // And the coarse correction, when on, is kept.
+        let coarse = Solver::new(
+            Params::<2>::builder(0.05)
+                .coarse_correction(true)
+                .build()
+                .unwrap(),
+            Domain::new([0.0; 2], [1.0; 2]).unwrap(),
+        )
+        .unwrap();
+        let back = Solver::<2>::from_checkpoint(&coarse.checkpoint().unwrap()).unwrap();
+        assert!(back.params().coarse_correction());
     }
 
     #[test]

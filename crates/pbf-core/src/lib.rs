@@ -61,6 +61,7 @@ struct ReadmeExample;
 
 mod boundary;
 pub mod checkpoint;
+mod coarse;
 mod collide;
 mod constraint;
 mod diagnostics;

@@ -162,6 +162,8 @@ pub struct Solver<const D: usize> {
     quads: Vec<[f32; 4]>,
     /// The velocities packed the same way for the XSPH pass.
     velocity_quads: Vec<[f32; 4]>,
+    /// The coarse density correction's grid and work arrays.
+    coarse: Box<crate::coarse::CoarseGrid<D>>,
     emitted: Vec<([f32; D], [f32; D])>,
     step: u64,
     time: f64,
@@ -240,6 +242,7 @@ impl<const D: usize> Solver<D> {
             partials: Vec::new(),
             quads: Vec::new(),
             velocity_quads: Vec::new(),
+            coarse: Box::default(),
             emitted: Vec::new(),
             step: 0,
             time: 0.0,
@@ -659,8 +662,22 @@ impl<const D: usize> Solver<D> {
         let chebyshev = (self.params.acceleration() == Acceleration::Chebyshev)
             .then(|| Chebyshev::new(max_iterations));
         let mut weight = 1.0f64;
+        // The coarse correction: densities at the predicted positions, then one grid
+        // solve that moves every particle (see `crate::coarse`).
+        let mut corrected = false;
+        if self.params.coarse_correction() && n > 0 {
+            let scene = crate::coarse::Scene {
+                h: self.kernel.h(),
+                spacing: self.params.spacing(),
+                margin,
+                domain: &self.domain,
+                colliders: &self.colliders,
+            };
+            self.coarse.correct(&scene, muts(&mut self.predicted));
+            corrected = true;
+        }
         loop {
-            if iterations > 0 {
+            if iterations > 0 || corrected {
                 let (now, built) = (refs(&self.predicted), refs(&self.built));
                 let moved = max_of(n, &|i| {
                     let d: [f32; D] = core::array::from_fn(|a| now[a][i] - built[a][i]);

@@ -134,6 +134,7 @@ fn run_on_threads(
     threads: usize,
     steps: usize,
     acceleration: pbf_core::Acceleration,
+    coarse: bool,
 ) -> (Vec<u32>, Vec<u64>) {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -145,6 +146,7 @@ fn run_on_threads(
             .params()
             .to_builder()
             .acceleration(acceleration)
+            .coarse_correction(coarse)
             .build()
             .unwrap();
         let mut s = Solver::new(params, *scene.domain()).unwrap();
@@ -163,16 +165,20 @@ fn run_on_threads(
 
 #[test]
 fn one_and_two_threads_give_bit_identical_state_after_200_steps() {
-    for (acceleration, steps) in [
-        (pbf_core::Acceleration::None, 200),
-        (pbf_core::Acceleration::Chebyshev, 100),
+    for (acceleration, coarse, steps) in [
+        (pbf_core::Acceleration::None, false, 200),
+        (pbf_core::Acceleration::Chebyshev, false, 100),
+        (pbf_core::Acceleration::None, true, 100),
     ] {
-        let one = run_on_threads(1, steps, acceleration);
-        let two = run_on_threads(2, steps, acceleration);
-        assert_eq!(one.1, two.1, "{acceleration:?}: ids in a different order");
+        let one = run_on_threads(1, steps, acceleration, coarse);
+        let two = run_on_threads(2, steps, acceleration, coarse);
+        assert_eq!(
+            one.1, two.1,
+            "{acceleration:?}, coarse {coarse}: ids in a different order"
+        );
         assert!(
             one.0 == two.0,
-            "{acceleration:?}: state differs between 1 and 2 threads"
+            "{acceleration:?}, coarse {coarse}: state differs between 1 and 2 threads"
         );
     }
 }
