@@ -56,6 +56,8 @@ pub(crate) struct CoarseGrid<const D: usize> {
     residual: Vec<f64>,
     direction: Vec<f64>,
     product: Vec<f64>,
+    /// The Jacobi preconditioner, `1 / (A_kk + shift)` on fluid cells, 0 elsewhere.
+    preconditioner: Vec<f64>,
     gradient: [Vec<f32>; D],
     /// Every cell's free volume, and the layout (origin, dims, colliders) it is for.
     free: Vec<f64>,
@@ -86,6 +88,7 @@ impl<const D: usize> Default for CoarseGrid<D> {
             residual: Vec::new(),
             direction: Vec::new(),
             product: Vec::new(),
+            preconditioner: Vec::new(),
             gradient: core::array::from_fn(|_| Vec::new()),
             free: Vec::new(),
             free_for: None,
@@ -138,10 +141,10 @@ impl<const D: usize> CoarseGrid<D> {
 
     /// Moves `positions` by the coarse correction of the compression that `density`
     /// gives them. Returns the largest squared displacement.
-    pub(crate) fn correct(&mut self, scene: &Scene<'_, D>, positions: [&mut [f32]; D]) -> f64 {
+    pub(crate) fn correct(&mut self, scene: &Scene<'_, D>, positions: [&mut [f32]; D]) {
         let n = positions[0].len();
         if n == 0 {
-            return 0.0;
+            return;
         }
         self.cell = CELL_IN_H * scene.h;
         // The grid: the particles' bounding box, two cells of padding on each side (the
@@ -169,6 +172,7 @@ impl<const D: usize> CoarseGrid<D> {
             &mut self.residual,
             &mut self.direction,
             &mut self.product,
+            &mut self.preconditioner,
         ] {
             v.clear();
             v.resize(cells, 0.0);
@@ -232,18 +236,12 @@ impl<const D: usize> CoarseGrid<D> {
                 continue;
             }
             let fluid = self.kind[k] == FLUID;
-            let mut rest = k;
-            for a in 0..D {
-                let ka = rest % dims[a];
-                rest /= dims[a];
-                let s = self.stride(a);
+            for (a, [up, down]) in self.neighbours(k).into_iter().enumerate() {
                 let (mut sum, mut faces) = (0.0, 0);
-                for (exists, lo, hi) in
-                    [(ka + 1 < dims[a], k, k + s), (ka > 0, k.wrapping_sub(s), k)]
-                {
-                    if !exists {
+                for (lo, hi) in [(Some(k), up), (down, Some(k))] {
+                    let (Some(lo), Some(hi)) = (lo, hi) else {
                         continue;
-                    }
+                    };
                     let (kl, kh) = (self.kind[lo], self.kind[hi]);
                     if kl == SOLID || kh == SOLID || (kl != FLUID && kh != FLUID) {
                         continue;
@@ -285,62 +283,42 @@ impl<const D: usize> CoarseGrid<D> {
                 }
             }
         });
-        let mut max = 0.0f64;
-        for a in 0..D {
-            for &g in self.gradient[a].iter() {
-                max = max.max(f64::from(g).abs());
-            }
-        }
-        max * max * D as f64
     }
 
     /// `A phi` for the negative Laplacian with `phi = 0` in air and no flux into
     /// solids, times `cell^2`.
     fn apply(&self, x: &[f64], out: &mut [f64]) {
-        let cells = x.len();
-        for k in 0..cells {
+        for k in 0..x.len() {
             if self.kind[k] != FLUID {
                 out[k] = 0.0;
                 continue;
             }
-            let mut rest = k;
             let mut sum = 0.0;
-            for a in 0..D {
-                let ka = rest % self.dims[a];
-                rest /= self.dims[a];
-                let s = self.stride(a);
-                for (exists, j) in [(ka + 1 < self.dims[a], k + s), (ka > 0, k.wrapping_sub(s))] {
-                    if !exists {
-                        // Past the padding: air.
-                        sum += x[k];
-                        continue;
-                    }
-                    match self.kind[j] {
-                        SOLID => {}
-                        FLUID => sum += x[k] - x[j],
-                        _ => sum += x[k],
-                    }
+            for j in self.neighbours(k).into_iter().flatten() {
+                // Past the grid's edge (beyond the padding): air.
+                match j.map(|j| (j, self.kind[j])) {
+                    Some((_, SOLID)) => {}
+                    Some((j, FLUID)) => sum += x[k] - x[j],
+                    _ => sum += x[k],
                 }
             }
             out[k] = sum;
         }
     }
 
-    /// The diagonal of [`apply`](Self::apply) on fluid cells.
-    fn diagonal(&self, k: usize) -> f64 {
+    /// The neighbours of cell `k` along each axis, upper then lower (`None` past the
+    /// grid's edge).
+    fn neighbours(&self, k: usize) -> [[Option<usize>; 2]; D] {
         let mut rest = k;
-        let mut d = 0.0;
-        for a in 0..D {
+        core::array::from_fn(|a| {
             let ka = rest % self.dims[a];
             rest /= self.dims[a];
             let s = self.stride(a);
-            for (exists, j) in [(ka + 1 < self.dims[a], k + s), (ka > 0, k.wrapping_sub(s))] {
-                if !exists || self.kind[j] != SOLID {
-                    d += 1.0;
-                }
-            }
-        }
-        d
+            [
+                (ka + 1 < self.dims[a]).then_some(k + s),
+                (ka > 0).then(|| k - s),
+            ]
+        })
     }
 
     /// Conjugate gradients for `-lap phi = -C` (scaled by `cell^2`), Jacobi
@@ -355,13 +333,19 @@ impl<const D: usize> CoarseGrid<D> {
         for k in 0..cells {
             self.phi[k] = 0.0;
             if self.kind[k] == FLUID {
+                let faces = self.neighbours(k).into_iter().flatten();
+                let diagonal = faces
+                    .filter(|j| j.is_none_or(|j| self.kind[j] != SOLID))
+                    .count() as f64;
+                self.preconditioner[k] = 1.0 / (diagonal + SHIFT);
                 let b = -self.compression[k] * h2;
                 self.residual[k] = b;
                 norm_b += b * b;
-                let z = b / (self.diagonal(k) + SHIFT);
+                let z = b * self.preconditioner[k];
                 self.direction[k] = z;
                 rz += b * z;
             } else {
+                self.preconditioner[k] = 0.0;
                 self.residual[k] = 0.0;
                 self.direction[k] = 0.0;
             }
@@ -396,15 +380,13 @@ impl<const D: usize> CoarseGrid<D> {
             }
             let mut rz_next = 0.0;
             for k in 0..cells {
-                if self.kind[k] == FLUID {
-                    rz_next += self.residual[k] * self.residual[k] / (self.diagonal(k) + SHIFT);
-                }
+                rz_next += self.residual[k] * self.residual[k] * self.preconditioner[k];
             }
             let beta = rz_next / rz;
             rz = rz_next;
             for k in 0..cells {
                 if self.kind[k] == FLUID {
-                    let z = self.residual[k] / (self.diagonal(k) + SHIFT);
+                    let z = self.residual[k] * self.preconditioner[k];
                     self.direction[k] = z + beta * self.direction[k];
                 }
             }

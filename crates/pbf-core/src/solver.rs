@@ -662,8 +662,8 @@ impl<const D: usize> Solver<D> {
         let chebyshev = (self.params.acceleration() == Acceleration::Chebyshev)
             .then(|| Chebyshev::new(max_iterations));
         let mut weight = 1.0f64;
-        // The coarse correction: densities at the predicted positions, then one grid
-        // solve that moves every particle (see `crate::coarse`).
+        // The coarse correction: one grid solve that moves every predicted position
+        // (see `crate::coarse`); Verlet's criterion is checked before the first pass.
         let mut corrected = false;
         if self.params.coarse_correction() && n > 0 {
             let scene = crate::coarse::Scene {
