@@ -197,6 +197,7 @@ fn describe<const D: usize>(solver: &Solver<D>, blocks: &[(Vec<f32>, Vec<f32>)])
             Acceleration::None => AccelerationName::None,
             Acceleration::Chebyshev => AccelerationName::Chebyshev,
         }),
+        coarse_correction: Some(p.coarse_correction()),
         backend: Some(match p.backend() {
             Backend::Lanes => BackendName::Lanes,
             Backend::Lanes8 => BackendName::Lanes8,
@@ -401,6 +402,11 @@ pub fn scene_to_toml(file: &SceneFile, title: &str) -> String {
             .to_owned()
         }),
         "\"chebyshev\": about k/2 times faster long-wave convergence at k fixed iterations",
+    );
+    w.opt(
+        "coarse_correction",
+        s.coarse_correction.map(|b| b.to_string()),
+        "a Poisson solve on 2h cells removes deep compression before the passes",
     );
     w.opt(
         "backend",

@@ -22,6 +22,7 @@
 //! relaxation = "auto"                # or a Jacobi relaxation omega in (0, 1]; 1 = unrelaxed
 //! backend = "lanes"                  # or "lanes8", "scalar"
 //! acceleration = "none"              # or "chebyshev" (needs `iterations` and relaxation "auto")
+//! coarse_correction = false          # a Poisson solve on 2h cells before the passes
 //!
 //! [domain]
 //! lo = [0.0, 0.0, 0.0]
@@ -130,6 +131,7 @@ pub struct SolverSpec {
     pub relaxation: Option<RelaxationSpec>,
     pub backend: Option<BackendName>,
     pub acceleration: Option<AccelerationName>,
+    pub coarse_correction: Option<bool>,
 }
 
 /// `adaptive = { max_density_error_percent, min, max }`: see
@@ -776,6 +778,9 @@ impl Scene {
                 AccelerationName::None => Acceleration::None,
                 AccelerationName::Chebyshev => Acceleration::Chebyshev,
             });
+        }
+        if let Some(v) = s.coarse_correction {
+            b = b.coarse_correction(v);
         }
         if let Some(v) = s.backend {
             b = b.backend(match v {

@@ -356,6 +356,31 @@ fn chebyshev_acceleration_is_a_key_and_its_conflicts_are_positioned() {
 }
 
 #[test]
+fn coarse_correction_is_a_key_and_round_trips() {
+    let with =
+        |lines: &str| GOOD.replace("time_step = 0.01", &format!("time_step = 0.01\n{lines}"));
+    for (value, expected) in [("true", true), ("false", false)] {
+        let text = with(&format!("coarse_correction = {value}"));
+        match Scene::parse(&text, "c.toml").expect("parses").build() {
+            Ok(scenes::AnySolver::Three(s)) => {
+                assert_eq!(s.params().coarse_correction(), expected)
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    let text = with("coarse_correction = \"yes\"");
+    let e = scene_error(&text);
+    assert_eq!(e.field.as_deref(), Some("solver.coarse_correction"), "{e}");
+    assert_eq!((e.line, e.column), position(&text, "\"yes\""), "{e}");
+    let mut file = pbf_cli::builtin_scene("glass", PARTICLES, 0.0, 1).expect("builtin");
+    assert_eq!(file.solver.coarse_correction, Some(false));
+    file.solver.coarse_correction = Some(true);
+    let text = pbf_cli::scene_to_toml(&file, "glass, coarse correction");
+    assert!(text.contains("coarse_correction = true"), "{text}");
+    assert_eq!(Scene::parse(&text, "g.toml").expect("parses").file, file);
+}
+
+#[test]
 fn shapes_take_their_own_fields() {
     let text = GOOD.replace("radius = 0.1", "radius = 0.1\nheight = 0.3");
     let e = scene_error(&text);

@@ -29,12 +29,18 @@
 //! the result does not depend on the thread count.
 
 use crate::collide::{Collider, Domain};
-use crate::parallel::for_each_chunk;
+use crate::parallel::{for_each_block, for_each_chunk};
 
 /// Cell width in kernel radii.
 pub(crate) const CELL_IN_H: f32 = 2.0;
 /// A cell with less than this fraction of a full cell's particle weight is not fluid.
 const FLUID_FILL: f64 = 0.1;
+/// Particles per range of the parallel weight spreading (step 1 of `correct`).
+const SCATTER_CHUNK: usize = 8192;
+/// At most this many ranges (and copies of the grid).
+const MAX_SCATTER_CHUNKS: usize = 8;
+/// Cells per parallel block when the free volumes are computed.
+const FREE_BLOCK: usize = 64;
 /// Relative residual at which the conjugate gradients stop.
 const TOLERANCE: f64 = 1e-4;
 
@@ -50,6 +56,10 @@ pub(crate) struct CoarseGrid<const D: usize> {
     origin: [f32; D],
     cell: f32,
     weight: Vec<f64>,
+    /// One copy of `weight` per particle range while the weights are spread.
+    partial: Vec<f64>,
+    /// The fluid cells, in index order: the unknowns of the solve.
+    fluid: Vec<u32>,
     compression: Vec<f64>,
     kind: Vec<u8>,
     phi: Vec<f64>,
@@ -58,6 +68,8 @@ pub(crate) struct CoarseGrid<const D: usize> {
     product: Vec<f64>,
     /// The Jacobi preconditioner, `1 / (A_kk + shift)` on fluid cells, 0 elsewhere.
     preconditioner: Vec<f64>,
+    /// `A_kk + shift` on fluid cells: the faces that are not solid.
+    diagonal: Vec<f64>,
     gradient: [Vec<f32>; D],
     /// Every cell's free volume, and the layout (origin, dims, colliders) it is for.
     free: Vec<f64>,
@@ -82,6 +94,8 @@ impl<const D: usize> Default for CoarseGrid<D> {
             origin: [0.0; D],
             cell: 0.0,
             weight: Vec::new(),
+            partial: Vec::new(),
+            fluid: Vec::new(),
             compression: Vec::new(),
             kind: Vec::new(),
             phi: Vec::new(),
@@ -89,6 +103,7 @@ impl<const D: usize> Default for CoarseGrid<D> {
             direction: Vec::new(),
             product: Vec::new(),
             preconditioner: Vec::new(),
+            diagonal: Vec::new(),
             gradient: core::array::from_fn(|_| Vec::new()),
             free: Vec::new(),
             free_for: None,
@@ -139,8 +154,8 @@ impl<const D: usize> CoarseGrid<D> {
         (self.index(k), w)
     }
 
-    /// Moves `positions` by the coarse correction of the compression that `density`
-    /// gives them. Returns the largest squared displacement.
+    /// Moves `positions` by the coarse correction of the compression their weights on
+    /// the grid show.
     pub(crate) fn correct(&mut self, scene: &Scene<'_, D>, positions: [&mut [f32]; D]) {
         let n = positions[0].len();
         if n == 0 {
@@ -173,6 +188,7 @@ impl<const D: usize> CoarseGrid<D> {
             &mut self.direction,
             &mut self.product,
             &mut self.preconditioner,
+            &mut self.diagonal,
         ] {
             v.clear();
             v.resize(cells, 0.0);
@@ -180,15 +196,31 @@ impl<const D: usize> CoarseGrid<D> {
         self.kind.clear();
         self.kind.resize(cells, AIR);
 
-        // 1. Spread the particles' weights.
-        for i in 0..n {
-            let p: [f32; D] = core::array::from_fn(|a| positions[a][i]);
-            let (base, t) = self.stencil(p);
-            for corner in 0..1 << D {
-                let (k, w) = self.corner(base, t, corner);
-                self.weight[k] += f64::from(w);
-            }
+        // 1. Spread the particles' weights: a fixed number of particle ranges (set by
+        // `n` alone) each into its own copy of the grid, in parallel, then the copies
+        // summed in order, so the sums do not depend on the thread count.
+        let chunks = (n / SCATTER_CHUNK).clamp(1, MAX_SCATTER_CHUNKS);
+        let per_chunk = n.div_ceil(chunks);
+        let mut partial = core::mem::take(&mut self.partial);
+        partial.clear();
+        partial.resize(chunks * cells, 0.0);
+        {
+            let xs: [&[f32]; D] = core::array::from_fn(|a| &*positions[a]);
+            let grid = &*self;
+            for_each_block(&mut partial, cells, &|c, weight| {
+                for i in c * per_chunk..((c + 1) * per_chunk).min(n) {
+                    let (base, t) = grid.stencil(core::array::from_fn(|a| xs[a][i]));
+                    for corner in 0..1 << D {
+                        let (k, w) = grid.corner(base, t, corner);
+                        weight[k] += f64::from(w);
+                    }
+                }
+            });
         }
+        for (k, w) in self.weight.iter_mut().enumerate() {
+            *w = (0..chunks).map(|c| partial[c * cells + k]).sum();
+        }
+        self.partial = partial;
         // 2. Classify. A cell's free volume is the weight that a rest lattice aligned
         // with the domain (points at `lo + (m + 1/2) s`, as `Solver::add_block` lays
         // them) puts on it from the points inside the domain and outside the solids:
@@ -198,22 +230,35 @@ impl<const D: usize> CoarseGrid<D> {
         let particle_volume = f64::from(scene.spacing).powi(D as i32);
         let layout = (self.origin, dims, self.cell, scene.colliders.len());
         if self.free_for != Some(layout) {
-            self.free.clear();
-            self.free.resize(cells, 0.0);
-            for k in 0..cells {
-                self.free[k] = self.free_volume(k, scene) * particle_volume;
-            }
+            let mut free = core::mem::take(&mut self.free);
+            free.clear();
+            free.resize(cells, 0.0);
+            let grid = &*self;
+            for_each_block(&mut free, FREE_BLOCK, &|c, out| {
+                for (j, f) in out.iter_mut().enumerate() {
+                    *f = grid.free_volume(c * FREE_BLOCK + j, scene) * particle_volume;
+                }
+            });
+            self.free = free;
             self.free_for = Some(layout);
         }
+        self.fluid.clear();
         for k in 0..cells {
             let free = self.free[k];
             let filled = self.weight[k] * particle_volume;
             if free < 0.05 * cell_volume {
                 self.kind[k] = SOLID;
                 self.compression[k] = 0.0;
-            } else if filled >= FLUID_FILL * free {
+            } else if filled >= FLUID_FILL * free
+                // The weights reach one cell out from the particles and the grid has two
+                // cells of padding, so no weight lands on the grid's edge; the check
+                // keeps the solve's neighbour indices in the grid even if rounding
+                // put one there (that cell stays air).
+                && self.neighbours(k).iter().flatten().all(Option::is_some)
+            {
                 self.kind[k] = FLUID;
                 self.compression[k] = (filled / free - 1.0).max(0.0);
+                self.fluid.push(k as u32);
             } else {
                 self.compression[k] = 0.0;
             }
@@ -285,24 +330,21 @@ impl<const D: usize> CoarseGrid<D> {
         });
     }
 
-    /// `A phi` for the negative Laplacian with `phi = 0` in air and no flux into
-    /// solids, times `cell^2`.
-    fn apply(&self, x: &[f64], out: &mut [f64]) {
-        for k in 0..x.len() {
-            if self.kind[k] != FLUID {
-                out[k] = 0.0;
-                continue;
-            }
+    /// `A x` on the `fluid` cells for the negative Laplacian with `phi = 0` in air and no
+    /// flux into solids, times `cell^2`, plus the solve's small shift; `x` is zero
+    /// outside the fluid cells and `out` is only written on them. With `diagonal[k]`
+    /// the faces of `k` that are not solid (plus the shift),
+    /// `(A x)_k = diagonal[k] x_k - sum of x over the six (four) neighbours`: air and
+    /// solid neighbours hold zero.
+    fn apply(&self, fluid: &[u32], x: &[f64], out: &mut [f64]) {
+        let strides: [usize; D] = core::array::from_fn(|a| self.stride(a));
+        for &k in fluid {
+            let k = k as usize;
             let mut sum = 0.0;
-            for j in self.neighbours(k).into_iter().flatten() {
-                // Past the grid's edge (beyond the padding): air.
-                match j.map(|j| (j, self.kind[j])) {
-                    Some((_, SOLID)) => {}
-                    Some((j, FLUID)) => sum += x[k] - x[j],
-                    _ => sum += x[k],
-                }
+            for s in strides {
+                sum += x[k + s] + x[k - s];
             }
-            out[k] = sum;
+            out[k] = self.diagonal[k] * x[k] - sum;
         }
     }
 
@@ -325,30 +367,24 @@ impl<const D: usize> CoarseGrid<D> {
     /// preconditioned; a fluid region walled in on every side has no air to relieve
     /// its compression, and a small diagonal shift keeps its system regular.
     fn solve(&mut self) {
-        let cells = self.phi.len();
         let h2 = f64::from(self.cell) * f64::from(self.cell);
         const SHIFT: f64 = 1e-3;
         let mut rz = 0.0;
         let mut norm_b = 0.0;
-        for k in 0..cells {
-            self.phi[k] = 0.0;
-            if self.kind[k] == FLUID {
-                let faces = self.neighbours(k).into_iter().flatten();
-                let diagonal = faces
-                    .filter(|j| j.is_none_or(|j| self.kind[j] != SOLID))
-                    .count() as f64;
-                self.preconditioner[k] = 1.0 / (diagonal + SHIFT);
-                let b = -self.compression[k] * h2;
-                self.residual[k] = b;
-                norm_b += b * b;
-                let z = b * self.preconditioner[k];
-                self.direction[k] = z;
-                rz += b * z;
-            } else {
-                self.preconditioner[k] = 0.0;
-                self.residual[k] = 0.0;
-                self.direction[k] = 0.0;
-            }
+        // Every work array is zero outside the fluid cells (`correct` clears them), and
+        // the loops below only touch the fluid cells.
+        for &k in &self.fluid {
+            let k = k as usize;
+            let faces = self.neighbours(k).into_iter().flatten();
+            let not_solid = faces.filter(|j| j.is_some_and(|j| self.kind[j] != SOLID));
+            self.diagonal[k] = not_solid.count() as f64 + SHIFT;
+            self.preconditioner[k] = 1.0 / self.diagonal[k];
+            let b = -self.compression[k] * h2;
+            self.residual[k] = b;
+            norm_b += b * b;
+            let z = b * self.preconditioner[k];
+            self.direction[k] = z;
+            rz += b * z;
         }
         self.iterations = 0;
         if norm_b == 0.0 {
@@ -357,40 +393,40 @@ impl<const D: usize> CoarseGrid<D> {
         let max_iterations = 4 * self.dims.iter().sum::<usize>() + 20;
         let stop = TOLERANCE * TOLERANCE * norm_b;
         let mut product = core::mem::take(&mut self.product);
+        let fluid = core::mem::take(&mut self.fluid);
         while self.iterations < max_iterations {
             self.iterations += 1;
-            self.apply(&self.direction, &mut product);
+            self.apply(&fluid, &self.direction, &mut product);
             let mut pap = 0.0;
-            for k in 0..cells {
-                product[k] += SHIFT * self.direction[k];
+            for &k in &fluid {
+                let k = k as usize;
                 pap += self.direction[k] * product[k];
             }
             if pap <= 0.0 {
                 break;
             }
             let alpha = rz / pap;
-            let mut rr = 0.0;
-            for k in 0..cells {
+            let (mut rr, mut rz_next) = (0.0, 0.0);
+            for &k in &fluid {
+                let k = k as usize;
                 self.phi[k] += alpha * self.direction[k];
-                self.residual[k] -= alpha * product[k];
-                rr += self.residual[k] * self.residual[k];
+                let r = self.residual[k] - alpha * product[k];
+                self.residual[k] = r;
+                rr += r * r;
+                rz_next += r * r * self.preconditioner[k];
             }
             if rr <= stop {
                 break;
             }
-            let mut rz_next = 0.0;
-            for k in 0..cells {
-                rz_next += self.residual[k] * self.residual[k] * self.preconditioner[k];
-            }
             let beta = rz_next / rz;
             rz = rz_next;
-            for k in 0..cells {
-                if self.kind[k] == FLUID {
-                    let z = self.residual[k] * self.preconditioner[k];
-                    self.direction[k] = z + beta * self.direction[k];
-                }
+            for &k in &fluid {
+                let k = k as usize;
+                self.direction[k] =
+                    self.residual[k] * self.preconditioner[k] + beta * self.direction[k];
             }
         }
+        self.fluid = fluid;
         self.product = product;
     }
 }

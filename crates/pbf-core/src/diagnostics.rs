@@ -14,6 +14,9 @@ pub struct PhaseTimes {
     pub predict: Duration,
     /// Grid rebuild and the reordering of every per-particle array.
     pub neighbour_search: Duration,
+    /// The coarse density correction ([`crate::ParamsBuilder::coarse_correction`]; zero
+    /// when it is off).
+    pub coarse: Duration,
     /// The constraint iterations (lambda and position-delta passes with collisions).
     pub constraints: Duration,
     /// Velocity update, contact response, XSPH viscosity, vorticity confinement and
@@ -30,7 +33,7 @@ impl PhaseTimes {
     /// assert_eq!(t.total(), Duration::from_millis(3));
     /// ```
     pub fn total(&self) -> Duration {
-        self.predict + self.neighbour_search + self.constraints + self.velocity
+        self.predict + self.neighbour_search + self.coarse + self.constraints + self.velocity
     }
 }
 

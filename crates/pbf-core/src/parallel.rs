@@ -127,6 +127,28 @@ pub(crate) fn deterministic_sum(
     partials.iter().sum()
 }
 
+/// Calls `f(c, block)` on the consecutive blocks of `block_len` elements of `out` (the
+/// last may be shorter), in parallel with the `rayon` feature. Each block is written by
+/// one call only, so the result does not depend on the thread count.
+pub(crate) fn for_each_block<T: Send>(
+    out: &mut [T],
+    block_len: usize,
+    f: &(impl Fn(usize, &mut [T]) + Sync),
+) {
+    let block_len = block_len.max(1);
+    #[cfg(feature = "rayon")]
+    {
+        use rayon::prelude::*;
+        out.par_chunks_mut(block_len)
+            .enumerate()
+            .for_each(|(c, block)| f(c, block));
+    }
+    #[cfg(not(feature = "rayon"))]
+    out.chunks_mut(block_len)
+        .enumerate()
+        .for_each(|(c, block)| f(c, block));
+}
+
 /// The maximum of `f(i)` over `0..len` (`f64::NEG_INFINITY` when empty; NaN is
 /// reported as NaN). Order-independent, so deterministic.
 pub(crate) fn max_of(len: usize, f: &(impl Fn(usize) -> f64 + Sync)) -> f64 {
@@ -167,6 +189,18 @@ mod tests {
         });
         assert!(a.iter().enumerate().all(|(i, v)| *v == i as u32));
         assert!(b.iter().all(|v| *v == 1));
+    }
+
+    #[test]
+    fn blocks_are_numbered_in_order() {
+        let mut a = vec![0usize; 1000];
+        for_each_block(&mut a, 300, &|c, block| {
+            for (k, v) in block.iter_mut().enumerate() {
+                *v = c * 300 + k;
+            }
+        });
+        assert!(a.iter().enumerate().all(|(i, v)| *v == i));
+        for_each_block(&mut a[..0], 7, &|_, block| assert!(block.is_empty()));
     }
 
     #[test]

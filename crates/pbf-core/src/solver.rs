@@ -676,6 +676,7 @@ impl<const D: usize> Solver<D> {
             self.coarse.correct(&scene, muts(&mut self.predicted));
             corrected = true;
         }
+        let coarse_at = Instant::now();
         loop {
             if iterations > 0 || corrected {
                 let (now, built) = (refs(&self.predicted), refs(&self.built));
@@ -909,7 +910,8 @@ impl<const D: usize> Solver<D> {
             times: PhaseTimes {
                 predict: predicted_at - start,
                 neighbour_search: searched_at - predicted_at,
-                constraints: constrained_at - searched_at,
+                coarse: coarse_at - searched_at,
+                constraints: constrained_at - coarse_at,
                 velocity: velocity_at - constrained_at,
             },
         };
