@@ -72,6 +72,8 @@ struct Options {
     pbf_iterations: u32,
     /// pbf's acceleration of its constraint iterations.
     pbf_acceleration: Acceleration,
+    /// Whether pbf runs its coarse density correction.
+    pbf_coarse: bool,
     salva_default_volume: bool,
     salva_wall_layers: usize,
     pbf_only: bool,
@@ -80,7 +82,7 @@ struct Options {
 }
 
 const USAGE: &str = "usage: peers [dam] [search] [--sizes 22,31,46] [--frames 60] \
-[--salva-substeps 4] [--salva-lattice-volume] [--salva-wall-layers 2] [--pbf-only] [--pbf-substeps 2] [--pbf-iterations 5] [--pbf-acceleration chebyshev|none] [--sides 46,100] [--reps 5]";
+[--salva-substeps 4] [--salva-lattice-volume] [--salva-wall-layers 2] [--pbf-only] [--pbf-substeps 2] [--pbf-iterations 5] [--pbf-acceleration chebyshev|none] [--pbf-coarse] [--sides 46,100] [--reps 5]";
 
 impl Options {
     fn parse() -> Result<Self, String> {
@@ -95,6 +97,7 @@ impl Options {
             pbf_substeps: 2,
             pbf_iterations: 5,
             pbf_acceleration: Acceleration::Chebyshev,
+            pbf_coarse: false,
             salva_default_volume: true,
             salva_wall_layers: 2,
             pbf_only: false,
@@ -129,6 +132,7 @@ impl Options {
                 "--sides" => o.sides = list(args.next())?,
                 "--salva-lattice-volume" => o.salva_default_volume = false,
                 "--pbf-only" => o.pbf_only = true,
+                "--pbf-coarse" => o.pbf_coarse = true,
                 "--pbf-acceleration" => {
                     o.pbf_acceleration = match args.next().as_deref() {
                         Some("chebyshev") => Acceleration::Chebyshev,
@@ -352,9 +356,15 @@ impl DamBreak {
 
     /// pbf: the same particles in a container (an open-top box whose inner faces are
     /// the tank's), `substeps` steps per frame of `iterations` each (with the given
-    /// acceleration), the solver's other defaults (XSPH c = 0.01, vorticity 0.1,
-    /// CFM 0.1, s_corr k = 0.1).
-    fn pbf(&self, substeps: usize, iterations: u32, acceleration: Acceleration) -> Solver<3> {
+    /// acceleration and, if `coarse`, the coarse density correction), the solver's
+    /// other defaults (XSPH c = 0.01, vorticity 0.1, CFM 0.1, s_corr k = 0.1).
+    fn pbf(
+        &self,
+        substeps: usize,
+        iterations: u32,
+        acceleration: Acceleration,
+        coarse: bool,
+    ) -> Solver<3> {
         let t = self.tank();
         let params = Params::<3>::builder(SPACING)
             .kernel_radius_rel(H / SPACING)
@@ -363,6 +373,7 @@ impl DamBreak {
             .time_step(FRAME / substeps as f32)
             .iterations(Iterations::Fixed(iterations))
             .acceleration(acceleration)
+            .coarse_correction(coarse)
             .build()
             .expect("valid parameters");
         // Room around the walls, and above the rim for splashes.
@@ -610,7 +621,12 @@ fn dam_break(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<DamRow> {
     for &n in &o.sizes {
         let scene = DamBreak::new(n);
         let particles = scene.block.len();
-        let mut pbf = scene.pbf(o.pbf_substeps, o.pbf_iterations, o.pbf_acceleration);
+        let mut pbf = scene.pbf(
+            o.pbf_substeps,
+            o.pbf_iterations,
+            o.pbf_acceleration,
+            o.pbf_coarse,
+        );
         let mut salva =
             (!o.pbf_only).then(|| scene.salva(o.salva_default_volume, o.salva_wall_layers));
         let mut probe = DensityProbe::new();
@@ -730,12 +746,17 @@ fn dam_break(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<DamRow> {
 fn print_dam(o: &Options, rows: &[DamRow]) {
     println!();
     println!(
-        "### Dam break: pbf ({} substeps x {} iterations{} per frame) vs salva3d 0.11 DFSPH ({} substeps per frame)",
+        "### Dam break: pbf ({} substeps x {} iterations{}{} per frame) vs salva3d 0.11 DFSPH ({} substeps per frame)",
         o.pbf_substeps,
         o.pbf_iterations,
         match o.pbf_acceleration {
             Acceleration::Chebyshev => ", Chebyshev",
             _ => "",
+        },
+        if o.pbf_coarse {
+            ", coarse correction"
+        } else {
+            ""
         },
         o.salva_substeps
     );

@@ -1,14 +1,15 @@
 //! `step`: one solver step of the 3D dam break at 10k, 100k and 1M particles and of
 //! the 2D dam break at 100k (h = 2 spacings, 4 iterations, XSPH and vorticity on), on
-//! 1 and 2 threads. Besides criterion's timing of the whole step, it prints the time
+//! 1 and 2 threads; at 100k in 3D also with the eight-lane backend and with the coarse
+//! density correction. Besides criterion's timing of the whole step, it prints the time
 //! per phase and per particle-iteration, from the solver's own diagnostics.
 //!
 //! `cargo bench --bench step` (add `-- 1M` etc. to filter). The scenes are stepped 30
 //! times before measuring, so the fluid is moving and the grid is in its steady state.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use pbf_core::Backend;
-use pbf_core::scenes::{AnySolver, build};
+use pbf_core::scenes::{AnySolver, build, dam_break_3d};
+use pbf_core::{Backend, Domain, Solver};
 use std::time::Duration;
 
 fn label(n: usize) -> String {
@@ -20,7 +21,7 @@ fn label(n: usize) -> String {
 }
 
 fn phases(solver: &mut AnySolver, steps: usize) -> String {
-    let mut t = [Duration::ZERO; 4];
+    let mut t = [Duration::ZERO; 5];
     let mut iterations = 0u64;
     for _ in 0..steps {
         let d = solver.step().expect("step");
@@ -28,20 +29,40 @@ fn phases(solver: &mut AnySolver, steps: usize) -> String {
         t[1] += d.times.neighbour_search;
         t[2] += d.times.constraints;
         t[3] += d.times.velocity;
+        t[4] += d.times.coarse;
         iterations += u64::from(d.iterations);
     }
     let ms = |d: Duration| d.as_secs_f64() * 1e3 / steps as f64;
     let total: Duration = t.iter().sum();
     let per_pi = total.as_secs_f64() * 1e9 / (solver.len() as f64 * iterations as f64);
     format!(
-        "predict {:.2} ms, neighbours {:.2} ms, constraints {:.2} ms, velocity {:.2} ms, total {:.2} ms; {:.2} ns per particle-iteration",
+        "predict {:.2} ms, neighbours {:.2} ms, coarse {:.2} ms, constraints {:.2} ms, velocity {:.2} ms, total {:.2} ms; {:.2} ns per particle-iteration",
         ms(t[0]),
         ms(t[1]),
+        ms(t[4]),
         ms(t[2]),
         ms(t[3]),
         ms(total),
         per_pi
     )
+}
+
+/// The library's 3D dam break with [`pbf_core::ParamsBuilder::coarse_correction`] on.
+fn coarse_dam_break(particles: usize) -> Solver<3> {
+    let plain = dam_break_3d(particles).expect("scene");
+    let params = plain
+        .params()
+        .to_builder()
+        .coarse_correction(true)
+        .build()
+        .expect("params");
+    let (lo, hi) = (plain.domain().lo(), plain.domain().hi());
+    let mut solver = Solver::new(params, Domain::new(lo, hi).expect("domain")).expect("solver");
+    // The block is the cube `[0, a]^3` in the corner of a tank `a` deep.
+    let a = hi[2] - lo[2];
+    solver.add_block([0.0; 3], [a; 3], [0.0; 3]).expect("block");
+    assert_eq!(solver.len(), plain.len());
+    solver
 }
 
 fn bench_step(c: &mut Criterion) {
@@ -51,11 +72,12 @@ fn bench_step(c: &mut Criterion) {
         Backend::Lanes.lane_width()
     );
     // The default backend (the widest lanes the CPU has), and at 100k in 3D also the
-    // eight-lane backend, for the ratio in one run.
+    // eight-lane backend and the coarse density correction, for the ratios in one run.
     let cases: &[(&str, usize, Backend)] = &[
         ("dam-break", 10_000, Backend::Lanes),
         ("dam-break", 100_000, Backend::Lanes),
         ("dam-break", 100_000, Backend::Lanes8),
+        ("dam-break-coarse", 100_000, Backend::Lanes),
         ("dam-break-2d", 100_000, Backend::Lanes),
         ("dam-break", 1_000_000, Backend::Lanes),
     ];
@@ -70,7 +92,10 @@ fn bench_step(c: &mut Criterion) {
                 .num_threads(threads)
                 .build()
                 .expect("pool");
-            let mut solver = build(scene, particles).expect("scene");
+            let mut solver = match scene {
+                "dam-break-coarse" => AnySolver::Three(coarse_dam_break(particles)),
+                _ => build(scene, particles).expect("scene"),
+            };
             solver.set_backend(backend);
             let n = solver.len();
             pool.install(|| {

@@ -23,7 +23,7 @@ fn main() -> Result<(), pbf_core::CoreError> {
         solver.len(),
         pbf_kernels::simd_backend()
     );
-    let mut phases = [Duration::ZERO; 4];
+    let mut phases = [Duration::ZERO; 5];
     let mut iterations = 0u64;
     for step in 1..=steps {
         let d = solver.step()?;
@@ -32,6 +32,7 @@ fn main() -> Result<(), pbf_core::CoreError> {
             phases[1] += d.times.neighbour_search;
             phases[2] += d.times.constraints;
             phases[3] += d.times.velocity;
+            phases[4] += d.times.coarse;
             iterations += u64::from(d.iterations);
         }
         if step % 10 == 0 {
@@ -51,9 +52,10 @@ fn main() -> Result<(), pbf_core::CoreError> {
     let ms = |d: Duration| d.as_secs_f64() * 1e3 / measured;
     let total: Duration = phases.iter().sum();
     println!(
-        "second half, per step: predict {:.2} ms, neighbour search {:.2} ms, constraints {:.2} ms, velocity {:.2} ms, total {:.2} ms ({:.1} ns per particle-iteration)",
+        "second half, per step: predict {:.2} ms, neighbour search {:.2} ms, coarse correction {:.2} ms, constraints {:.2} ms, velocity {:.2} ms, total {:.2} ms ({:.1} ns per particle-iteration)",
         ms(phases[0]),
         ms(phases[1]),
+        ms(phases[4]),
         ms(phases[2]),
         ms(phases[3]),
         ms(total),

@@ -19,6 +19,6 @@ pub use dam_break::{
 pub use incompressibility::{ColumnResult, ColumnSpec, run_column};
 pub use report::{Part, ValidateOptions, ValidationReport, validate};
 pub use stability::{
-    SPACING, StabilityCell, StabilityResult, StabilityTiming, UNSTABLE_SPEED_OVER_H,
+    GLASS_HEIGHT, SPACING, StabilityCell, StabilityResult, StabilityTiming, UNSTABLE_SPEED_OVER_H,
     run_stability_cell, stability_grid,
 };

@@ -17,7 +17,13 @@ pub const UNSTABLE_SPEED_OVER_H: f64 = 10.0;
 ///
 /// ```
 /// use pbf_cli::validate::StabilityCell;
-/// let cell = StabilityCell { particles: 4000, time_step: 1.0 / 60.0, gravity_over_h: 98.1, iterations: 4 };
+/// let cell = StabilityCell {
+///     particles: 4000,
+///     time_step: 1.0 / 60.0,
+///     gravity_over_h: 98.1,
+///     iterations: 4,
+///     coarse_correction: false,
+/// };
 /// assert_eq!(cell.iterations, 4);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,6 +36,8 @@ pub struct StabilityCell {
     pub gravity_over_h: f32,
     /// Constraint iterations per step (fixed).
     pub iterations: u32,
+    /// Whether the solver runs [`pbf_core::ParamsBuilder::coarse_correction`].
+    pub coarse_correction: bool,
 }
 
 /// How long a cell runs: `settle` seconds, then `measure` seconds measured.
@@ -58,7 +66,7 @@ impl StabilityTiming {
 ///
 /// ```
 /// use pbf_cli::validate::{run_stability_cell, StabilityCell, StabilityTiming};
-/// let cell = StabilityCell { particles: 216, time_step: 1.0 / 30.0, gravity_over_h: 98.1, iterations: 2 };
+/// let cell = StabilityCell { particles: 216, time_step: 1.0 / 30.0, gravity_over_h: 98.1, iterations: 2, coarse_correction: false };
 /// let r = run_stability_cell(&cell, StabilityTiming { settle: 0.2, measure: 0.1 })?;
 /// assert_eq!(r.particles, 216);
 /// assert_eq!(r.steps, 9);
@@ -79,6 +87,10 @@ pub struct StabilityResult {
     pub max_density_error: f32,
     /// The most particles found outside the glass at any measured step.
     pub escaped: usize,
+    /// The highest any particle rose above the floor of the glass over the whole run,
+    /// in cube sides `b` (the run-up jets of the impact; the glass is
+    /// [`GLASS_HEIGHT`] sides tall).
+    pub highest_rise: f32,
     /// Whether a velocity became NaN or infinite, or the fluid collapsed into clumps
     /// ([`CoreError::Collapsed`]).
     pub diverged: bool,
@@ -96,7 +108,7 @@ impl StabilityResult {
     ///
     /// ```
     /// # use pbf_cli::validate::{run_stability_cell, StabilityCell, StabilityTiming};
-    /// # let cell = StabilityCell { particles: 216, time_step: 1.0 / 30.0, gravity_over_h: 98.1, iterations: 2 };
+    /// # let cell = StabilityCell { particles: 216, time_step: 1.0 / 30.0, gravity_over_h: 98.1, iterations: 2, coarse_correction: false };
     /// let r = run_stability_cell(&cell, StabilityTiming { settle: 0.1, measure: 0.1 })?;
     /// assert_eq!(r.stable(), !r.diverged && r.escaped == 0 && r.average_speed_over_h <= 10.0);
     /// # Ok::<(), pbf_core::CoreError>(())
@@ -106,12 +118,17 @@ impl StabilityResult {
     }
 }
 
+/// The inner height of the glass in cube sides `b` (see the highest rise,
+/// [`StabilityResult::highest_rise`]).
+pub const GLASS_HEIGHT: f32 = 20.0;
+
 /// The glass of a cell and where its inside is.
 struct Glass {
     solver: Solver<3>,
     centre: [f32; 2],
     inner_radius: f32,
     floor: f32,
+    side: f32,
 }
 
 impl Glass {
@@ -120,20 +137,31 @@ impl Glass {
         (0..self.solver.len())
             .filter(|&i| {
                 let (dx, dz) = (p[0][i] - self.centre[0], p[2][i] - self.centre[1]);
-                (dx * dx + dz * dz).sqrt() > self.inner_radius || p[1][i] < self.floor
+                (dx * dx + dz * dz).sqrt() > self.inner_radius
+                    || p[1][i] < self.floor
+                    || p[1][i] > self.floor + GLASS_HEIGHT * self.side
             })
             .count()
+    }
+
+    /// The highest particle above the floor, in cube sides.
+    fn rise(&self) -> f32 {
+        let top = self.solver.positions()[1]
+            .iter()
+            .fold(f32::NEG_INFINITY, |m, &y| m.max(y));
+        (top - self.floor) / self.side
     }
 }
 
 /// A cube of fluid, `n = round(cbrt(particles))` spacings on a side (`b = n s`), held a
 /// quarter of its side above the floor of a glass of inner radius `0.75 b + 2 s` and
-/// inner height `3 b`: it falls, splashes and settles about `0.57 b` deep. The glass is
-/// tall because jets run far up its frictionless walls on impact (at 1.5 b a few
-/// particles leave over the rim in runs that are otherwise calm). The walls are at
-/// least eight spacings thick, and six times the distance a particle falling from the
-/// top of the block moves in one step (kept from when containers let particles that got
-/// more than half-way into a wall out on the far side; colliders now never do).
+/// inner height [`GLASS_HEIGHT`] `b`: it falls, splashes and settles about `0.57 b`
+/// deep. The glass is tall because the sheets that spread from the landing meet at the
+/// wall and throw thin jets far up it (measured up to about 18 b; at 3 b they left over
+/// the rim in runs that were otherwise calm). The walls are at least eight spacings
+/// thick, and six times the distance a particle falling from the top of the block moves
+/// in one step (kept from when containers let particles that got more than half-way
+/// into a wall out on the far side; colliders now never do).
 fn glass(cell: &StabilityCell) -> Result<Glass, CoreError> {
     let n = ((cell.particles as f64).cbrt().round() as usize).max(2);
     let s = SPACING;
@@ -142,7 +170,7 @@ fn glass(cell: &StabilityCell) -> Result<Glass, CoreError> {
     let gravity = cell.gravity_over_h * h;
     let drop = 0.25 * b;
     let inner_radius = 0.75 * b + 2.0 * s;
-    let inner_height = 3.0 * b;
+    let inner_height = GLASS_HEIGHT * b;
     let fastest = (2.0 * gravity.abs() * (drop + b)).sqrt();
     let wall = (8.0 * s).max(6.0 * fastest * cell.time_step);
     let floor = wall;
@@ -151,6 +179,7 @@ fn glass(cell: &StabilityCell) -> Result<Glass, CoreError> {
         .time_step(cell.time_step)
         .iterations(Iterations::Fixed(cell.iterations))
         .gravity([0.0, -gravity, 0.0])
+        .coarse_correction(cell.coarse_correction)
         .build()?;
     let top = floor + inner_height + 0.75 * b;
     let mut solver = Solver::new(params, Domain::new([0.0; 3], [width, top, width])?)?;
@@ -173,6 +202,7 @@ fn glass(cell: &StabilityCell) -> Result<Glass, CoreError> {
         centre: [c, c],
         inner_radius,
         floor,
+        side: b,
     })
 }
 
@@ -185,7 +215,7 @@ fn glass(cell: &StabilityCell) -> Result<Glass, CoreError> {
 ///
 /// ```
 /// use pbf_cli::validate::{run_stability_cell, StabilityCell, StabilityTiming};
-/// let bad = StabilityCell { particles: 216, time_step: -1.0, gravity_over_h: 98.1, iterations: 2 };
+/// let bad = StabilityCell { particles: 216, time_step: -1.0, gravity_over_h: 98.1, iterations: 2, coarse_correction: false };
 /// assert!(run_stability_cell(&bad, StabilityTiming::FULL).is_err());
 /// ```
 pub fn run_stability_cell(
@@ -200,6 +230,7 @@ pub fn run_stability_cell(
     let h = f64::from(g.solver.kernel().h());
     let n = g.solver.len();
     let (mut speed_sum, mut max_error, mut escaped, mut diverged) = (0.0, 0.0f32, 0, false);
+    let mut highest_rise = f32::NEG_INFINITY;
     let mut trace = Vec::with_capacity((settle_steps + measure_steps) as usize);
     for step in 0..settle_steps + measure_steps {
         match g.solver.step() {
@@ -214,6 +245,7 @@ pub fn run_stability_cell(
                     .sum::<f64>()
                     / n.max(1) as f64;
                 trace.push((g.solver.time(), mean / h));
+                highest_rise = highest_rise.max(g.rise());
                 if step >= settle_steps {
                     speed_sum += mean / h;
                     max_error = max_error.max(d.max_density_error);
@@ -239,6 +271,7 @@ pub fn run_stability_cell(
         },
         max_density_error: max_error,
         escaped,
+        highest_rise,
         diverged,
         steps: g.solver.steps(),
         speed_trace: trace,
@@ -270,6 +303,7 @@ pub fn stability_grid(
                         time_step: dt,
                         gravity_over_h: g,
                         iterations: k,
+                        coarse_correction: false,
                     });
                 }
             }
