@@ -517,10 +517,10 @@ fn stability_section(
         if !of.is_empty() {
             headline.push(format!(
                 "{}: {} of {} cells stable",
-                if flag {
-                    "with the coarse correction"
-                } else {
-                    "with the defaults"
+                match (flag, headline.is_empty()) {
+                    (true, true) => "With the coarse correction",
+                    (true, false) => "with the coarse correction",
+                    (false, _) => "With the defaults",
                 },
                 of.iter().filter(|c| c.stable()).count(),
                 of.len()
@@ -740,8 +740,14 @@ fn stability_group(
         let _ = writeln!(
             md,
             "![settling traces]({path})\n\nMean |v|/h after every step for the largest cells \
-             at g/h = {g0}: every time step at 4 iterations, and dt = 1/30 at the other counts.\n\n\
-             A caveat: the spacing is fixed (h = 0.1), so more particles make a larger glass \
+             at g/h = {g0}: every time step at 4 iterations, and dt = 1/30 at the other counts.\n"
+        );
+    }
+    // The caveat once, after the first table.
+    if suffix.is_empty() {
+        let _ = writeln!(
+            md,
+            "A caveat: the spacing is fixed (h = 0.1), so more particles make a larger glass \
              (the 64,000-particle cube is 2 m on a side). Sloshing in a glass of size b has a \
              natural speed of order sqrt(g b) and a period of order 2 pi sqrt(b / g), both \
              growing with b: at 64,000 particles the first is tens of h per second and the \
