@@ -82,7 +82,7 @@ struct Options {
 }
 
 const USAGE: &str = "usage: peers [dam] [search] [--sizes 22,31,46] [--frames 60] \
-[--salva-substeps 4] [--salva-lattice-volume] [--salva-wall-layers 2] [--pbf-only] [--pbf-substeps 2] [--pbf-iterations 5] [--pbf-acceleration chebyshev|none] [--pbf-coarse] [--sides 46,100] [--reps 5]";
+[--salva-substeps 4] [--salva-lattice-volume] [--salva-wall-layers 2] [--pbf-only] [--pbf-substeps 2] [--pbf-iterations 5] [--pbf-acceleration chebyshev|none] [--pbf-coarse on|off] [--sides 46,100] [--reps 5]";
 
 impl Options {
     fn parse() -> Result<Self, String> {
@@ -92,8 +92,9 @@ impl Options {
             sizes: vec![22, 31, 46],
             frames: 60,
             salva_substeps: 4,
-            // The cheapest of the configurations tried that keeps the 100k dam break
-            // within 10% of rest density over 60 frames (BENCHMARKS.md).
+            // The cheapest of the configurations tried that keeps the dam break within
+            // 10% of rest density over 60 frames at every size (BENCHMARKS.md: 2 x 4
+            // with the coarse correction is 12% cheaper at 100k but reaches 1128 at 30k).
             pbf_substeps: 2,
             pbf_iterations: 5,
             pbf_acceleration: Acceleration::Chebyshev,
@@ -132,7 +133,15 @@ impl Options {
                 "--sides" => o.sides = list(args.next())?,
                 "--salva-lattice-volume" => o.salva_default_volume = false,
                 "--pbf-only" => o.pbf_only = true,
-                "--pbf-coarse" => o.pbf_coarse = true,
+                "--pbf-coarse" => {
+                    o.pbf_coarse = match args.next().as_deref() {
+                        Some("on") => true,
+                        Some("off") => false,
+                        other => {
+                            return Err(format!("--pbf-coarse takes on or off, not {other:?}"));
+                        }
+                    }
+                }
                 "--pbf-acceleration" => {
                     o.pbf_acceleration = match args.next().as_deref() {
                         Some("chebyshev") => Acceleration::Chebyshev,

@@ -25,8 +25,10 @@
 //!
 //! The Jacobi passes that follow correct what the coarse grid cannot see. The grid is
 //! anchored at the domain's lower corner and sized in units of `h`, so a scaled scene
-//! gets the scaled grid; every loop is sequential or writes one particle per index, so
-//! the result does not depend on the thread count.
+//! gets the scaled grid. The weights are spread from fixed particle ranges (set by the
+//! particle count alone) into one copy of the grid each, summed in order; every other
+//! loop is sequential or writes one particle or cell per index. So the result does not
+//! depend on the thread count.
 
 use crate::collide::{Collider, Domain};
 use crate::parallel::{for_each_block, for_each_chunk};
@@ -258,6 +260,7 @@ impl<const D: usize> CoarseGrid<D> {
             {
                 self.kind[k] = FLUID;
                 self.compression[k] = (filled / free - 1.0).max(0.0);
+                debug_assert!(u32::try_from(k).is_ok());
                 self.fluid.push(k as u32);
             } else {
                 self.compression[k] = 0.0;

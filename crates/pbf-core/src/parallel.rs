@@ -172,41 +172,6 @@ pub(crate) fn max_of(len: usize, f: &(impl Fn(usize) -> f64 + Sync)) -> f64 {
     (0..len).map(f).fold(f64::NEG_INFINITY, pick)
 }
 
-/// The two largest values of `f(i)` over `0..len`, largest first (`NEG_INFINITY` for
-/// what is missing; NaN in both when any value is NaN). Order-independent, so
-/// deterministic.
-pub(crate) fn largest_two(len: usize, f: &(impl Fn(usize) -> f64 + Sync)) -> (f64, f64) {
-    const NONE: (f64, f64) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
-    let merge = |a: (f64, f64), b: (f64, f64)| {
-        if a.0.is_nan() || b.0.is_nan() {
-            (f64::NAN, f64::NAN)
-        } else if a.0 >= b.0 {
-            (a.0, a.1.max(b.0))
-        } else {
-            (b.0, b.1.max(a.0))
-        }
-    };
-    let one = |i: usize| {
-        let v = f(i);
-        if v.is_nan() {
-            (f64::NAN, f64::NAN)
-        } else {
-            (v, f64::NEG_INFINITY)
-        }
-    };
-    #[cfg(feature = "rayon")]
-    {
-        use rayon::prelude::*;
-        (0..len)
-            .into_par_iter()
-            .with_min_len(MIN_CHUNK)
-            .map(one)
-            .reduce(|| NONE, merge)
-    }
-    #[cfg(not(feature = "rayon"))]
-    (0..len).map(one).fold(NONE, merge)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,20 +219,5 @@ mod tests {
         assert_eq!(max_of(1000, &|i| (i % 77) as f64), 76.0);
         assert!(max_of(10, &|i| if i == 3 { f64::NAN } else { 1.0 }).is_nan());
         assert_eq!(max_of(0, &|_| 1.0), f64::NEG_INFINITY);
-    }
-
-    #[test]
-    fn the_two_largest_whatever_the_order() {
-        let values = |i: usize| ((i * 7919) % 1000) as f64;
-        assert_eq!(largest_two(1000, &values), (999.0, 998.0));
-        // A repeated maximum is both.
-        assert_eq!(largest_two(600, &|i| (i % 3) as f64), (2.0, 2.0));
-        assert_eq!(largest_two(1, &|_| 5.0), (5.0, f64::NEG_INFINITY));
-        assert_eq!(
-            largest_two(0, &|_| 5.0),
-            (f64::NEG_INFINITY, f64::NEG_INFINITY)
-        );
-        let (a, b) = largest_two(900, &|i| if i == 500 { f64::NAN } else { 1.0 });
-        assert!(a.is_nan() && b.is_nan());
     }
 }

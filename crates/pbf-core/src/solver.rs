@@ -9,7 +9,7 @@ use crate::lanes::Lane;
 use crate::lists::{
     NeighbourLists, Neighbourhood, Overfull, max_candidates, pack, repack_extra, room_per_particle,
 };
-use crate::parallel::{deterministic_sum, for_each_chunk, largest_two, max_of};
+use crate::parallel::{deterministic_sum, for_each_chunk, max_of};
 use crate::{
     Acceleration, Backend, CoreError, Iterations, Params, Relaxation, viscosity, vorticity,
 };
@@ -655,10 +655,9 @@ impl<const D: usize> Solver<D> {
         };
         let mut iterations = 0;
         let rest_density = self.params.rest_density();
-        // Verlet's criterion: a pair within h now was within h + |d_i| + |d_j| when the
-        // lists were built, so the lists hold every pair within h as long as the two
-        // largest displacements since then add up to at most the skin.
-        let skin = f64::from(list_radius - self.kernel.h());
+        // Verlet's criterion: the lists hold every pair within h as long as no particle
+        // has moved more than half the skin since they were built.
+        let allowed = (0.5 * (list_radius - self.kernel.h())).powi(2);
         // The builder allows Chebyshev only with a fixed count.
         let chebyshev = (self.params.acceleration() == Acceleration::Chebyshev)
             .then(|| Chebyshev::new(max_iterations));
@@ -681,14 +680,13 @@ impl<const D: usize> Solver<D> {
         loop {
             if iterations > 0 || corrected {
                 let (now, built) = (refs(&self.predicted), refs(&self.built));
-                let (first, second) = largest_two(n, &|i| {
+                let moved = max_of(n, &|i| {
                     let d: [f32; D] = core::array::from_fn(|a| now[a][i] - built[a][i]);
                     f64::from(pbf_kernels::norm2(d))
                 });
-                let moved = first.sqrt() + second.max(0.0).sqrt();
                 // A non-finite displacement means the iterations diverged: no search
                 // (the grid would reject the positions); the step reports it below.
-                if moved.is_finite() && moved > skin {
+                if moved.is_finite() && moved > f64::from(allowed) {
                     self.search(list_radius, room)?;
                     searches += 1;
                 }

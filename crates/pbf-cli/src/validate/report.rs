@@ -613,7 +613,7 @@ fn stability_group(
     for c in &sorted {
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {} | {:.1}% | {} | {:.2} | {} |",
+            "| {} | {} | {} | {} | {} | {:.1}% | {} | {} | {} |",
             c.particles,
             time_step_label(c.cell.time_step),
             c.cell.gravity_over_h,
@@ -625,7 +625,11 @@ fn stability_group(
             },
             100.0 * c.max_density_error,
             c.escaped,
-            c.highest_rise,
+            if c.highest_rise.is_finite() {
+                format!("{:.2}", c.highest_rise)
+            } else {
+                "-".into()
+            },
             if c.stable() { "yes" } else { "**no**" }
         );
     }

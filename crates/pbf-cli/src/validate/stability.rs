@@ -85,11 +85,12 @@ pub struct StabilityResult {
     /// The largest per-step maximum density error (compression, a fraction) over the
     /// measured second.
     pub max_density_error: f32,
-    /// The most particles found outside the glass at any measured step.
+    /// The most particles found outside the glass (beyond its wall, below its floor or
+    /// above its rim) at any measured step.
     pub escaped: usize,
-    /// The highest any particle rose above the floor of the glass over the whole run,
-    /// in cube sides `b` (the run-up jets of the impact; the glass is
-    /// [`GLASS_HEIGHT`] sides tall).
+    /// The highest any particle rose above the floor of the glass after any step of the
+    /// run, in cube sides `b`: the run-up jets of the landing (the glass is
+    /// [`GLASS_HEIGHT`] sides tall). `NEG_INFINITY` when the first step diverged.
     pub highest_rise: f32,
     /// Whether a velocity became NaN or infinite, or the fluid collapsed into clumps
     /// ([`CoreError::Collapsed`]).
