@@ -3,8 +3,8 @@
 
 use crate::boundary::Boundary;
 use crate::collide::{Collider, Domain};
-use crate::lanes::{Lane, norm2};
-use crate::lists::Neighbourhood;
+use crate::lanes::{Lane, lanes, norm2};
+use crate::lists::{Neighbourhood, for_each_group};
 use crate::parallel::for_each_chunk;
 use pbf_kernels::{Kernel, TensileCorrection};
 
@@ -237,13 +237,11 @@ impl<'a, const D: usize> Constraint<'a, D> {
             [density, lambda, count],
             &|start, [density, lambda, count]| {
                 L::run(|| {
-                    for k in 0..density.len() {
-                        let i = start + k;
-                        let mut w_sum = L::Sum::default();
-                        let mut grad_sum = [L::Sum::default(); D];
-                        let mut grad_sq = L::Sum::default();
-                        let mut within = L::Sum::default();
-                        nb.for_each_block::<L>(i, |_, x, r2, _| {
+                    for_each_group::<L>(start, density.len(), |first, width| {
+                        let zero = L::splat(0.0);
+                        let (mut w_sum, mut grad_sq, mut within) = (zero, zero, zero);
+                        let mut grad_sum = [zero; D];
+                        nb.for_each_slot::<L>(first, |_, x, r2, _| {
                             w_sum += L::poly6(kernel, r2);
                             if LAMBDA {
                                 let factor = L::gradient_factor(kernel, r2);
@@ -255,34 +253,43 @@ impl<'a, const D: usize> Constraint<'a, D> {
                             }
                             within += L::indicator(r2, h2);
                         });
-                        let p: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
-                        let (wall_share, wall_grad) = self.boundary.density_and_gradient(p);
-                        let rho = self.mass * (self_weight + L::total(w_sum))
-                            + self.rest_density * wall_share;
-                        density[k] = rho;
-                        count[k] = 1.0 + L::total(within);
-                        if !LAMBDA {
-                            continue;
-                        }
-                        let mut c = rho / self.rest_density - 1.0;
-                        if self.unilateral {
-                            c = c.max(0.0);
-                        }
-                        let grad_i: [f32; D] =
-                            core::array::from_fn(|a| scale * L::total(grad_sum[a]) + wall_grad[a]);
-                        let denominator = pbf_kernels::norm2(grad_i)
-                            + scale * scale * L::total(grad_sq)
-                            + self.epsilon;
-                        // Compressed, the overshoot grows: scaled down (see
-                        // `compression_scaled`).
-                        let knee = COMPRESSION_KNEE * self.rest_density;
-                        let omega = if self.compression_scaled && rho > knee {
-                            self.relaxation * (knee / rho)
+                        let (w_sum, within) = (lanes(w_sum, width), lanes(within, width));
+                        let (grad_sq, grad_sum) = if LAMBDA {
+                            (lanes(grad_sq, width), grad_sum.map(|g| lanes(g, width)))
                         } else {
-                            self.relaxation
+                            ([0.0; crate::lists::GROUP], [[0.0; crate::lists::GROUP]; D])
                         };
-                        lambda[k] = -omega * c / denominator;
-                    }
+                        for l in 0..width {
+                            let (i, k) = (first + l, first + l - start);
+                            let p: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
+                            let (wall_share, wall_grad) = self.boundary.density_and_gradient(p);
+                            let rho = self.mass * (self_weight + w_sum[l])
+                                + self.rest_density * wall_share;
+                            density[k] = rho;
+                            count[k] = 1.0 + within[l];
+                            if !LAMBDA {
+                                continue;
+                            }
+                            let mut c = rho / self.rest_density - 1.0;
+                            if self.unilateral {
+                                c = c.max(0.0);
+                            }
+                            let grad_i: [f32; D] =
+                                core::array::from_fn(|a| scale * grad_sum[a][l] + wall_grad[a]);
+                            let denominator = pbf_kernels::norm2(grad_i)
+                                + scale * scale * grad_sq[l]
+                                + self.epsilon;
+                            // Compressed, the overshoot grows: scaled down (see
+                            // `compression_scaled`).
+                            let knee = COMPRESSION_KNEE * self.rest_density;
+                            let omega = if self.compression_scaled && rho > knee {
+                                self.relaxation * (knee / rho)
+                            } else {
+                                self.relaxation
+                            };
+                            lambda[k] = -omega * c / denominator;
+                        }
+                    });
                 });
             },
         );
@@ -308,12 +315,10 @@ impl<'a, const D: usize> Constraint<'a, D> {
         let scale = self.mass / self.rest_density;
         for_each_chunk(next, &|start, next| {
             L::run(|| {
-                for k in 0..next[0].len() {
-                    let i = start + k;
-                    let lambda_i = L::splat(lambda[i]);
-                    let mut dp = [L::Sum::default(); D];
-                    debug_assert_eq!(nb.quads[i][D].to_bits(), lambda[i].to_bits());
-                    nb.for_each_block::<L>(i, |_, x, r2, lambda_j| {
+                for_each_group::<L>(start, next[0].len(), |first, width| {
+                    let lambda_i = L::load(lambda, first);
+                    let mut dp = [L::splat(0.0); D];
+                    nb.for_each_slot::<L>(first, |_, x, r2, lambda_j| {
                         let w = L::poly6(kernel, r2);
                         let s_corr = L::s_corr(self.tensile, w);
                         let factor = L::gradient_factor(kernel, r2);
@@ -323,21 +328,26 @@ impl<'a, const D: usize> Constraint<'a, D> {
                             dp[a] += term[a];
                         }
                     });
-                    let x: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
-                    let (_, wall_grad) = self.boundary.density_and_gradient(x);
-                    let mut p: [f32; D] = core::array::from_fn(|a| {
-                        x[a] + scale * L::total(dp[a]) + lambda[i] * wall_grad[a]
-                    });
-                    // From the current position, which is outside every solid: a correction
-                    // never carries a particle through a wall.
-                    for c in colliders {
-                        c.project_from(&mut p, x, margin);
+                    let dp = dp.map(|d| lanes(d, width));
+                    for l in 0..width {
+                        let (i, k) = (first + l, first + l - start);
+                        debug_assert_eq!(nb.quads[i][D].to_bits(), lambda[i].to_bits());
+                        let x: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
+                        let (_, wall_grad) = self.boundary.density_and_gradient(x);
+                        let mut p: [f32; D] = core::array::from_fn(|a| {
+                            x[a] + scale * dp[a][l] + lambda[i] * wall_grad[a]
+                        });
+                        // From the current position, which is outside every solid: a
+                        // correction never carries a particle through a wall.
+                        for c in colliders {
+                            c.project_from(&mut p, x, margin);
+                        }
+                        domain.clamp(&mut p, margin);
+                        for a in 0..D {
+                            next[a][k] = p[a];
+                        }
                     }
-                    domain.clamp(&mut p, margin);
-                    for a in 0..D {
-                        next[a][k] = p[a];
-                    }
-                }
+                });
             });
         });
     }

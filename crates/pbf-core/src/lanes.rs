@@ -1,13 +1,15 @@
 //! One solver source at three widths: the [`Lane`] trait is implemented for `f32` (the
 //! scalar path, which calls the scalar reference of `pbf-kernels`), for `f32x8` (eight
-//! neighbours per instruction) and, on x86-64 CPUs with AVX-512F, for
-//! [`F32x16`](crate::lanes16::F32x16) (sixteen, the same bits as eight). Every
-//! neighbour pass is written once, generic over it.
+//! particles per instruction) and, on x86-64 CPUs with AVX-512F, for
+//! [`F32x16`](crate::lanes16::F32x16) (sixteen). Every neighbour pass is written once,
+//! generic over it: a lane holds one particle, which walks its own list in order
+//! ([`crate::lists::Neighbourhood::for_each_slot`]), so every width gives the bits of
+//! the scalar path.
 
 use core::ops::{Add, AddAssign, Mul, Sub};
 use pbf_kernels::{Kernel, TensileCorrection, f32x8};
 
-/// A value that holds one (`f32`) or eight (`f32x8`) neighbours' quantities.
+/// A value that holds one (`f32`), eight (`f32x8`) or sixteen particles' quantities.
 pub(crate) trait Lane:
     Copy + Send + Sync + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + AddAssign
 {
@@ -15,8 +17,6 @@ pub(crate) trait Lane:
     const WIDTH: usize;
     /// The neighbours' indices of one block.
     type Indices: Copy;
-    /// What a pass sums its lanes into; [`total`](Self::total) reduces it.
-    type Sum: Copy + Default + AddAssign<Self>;
     /// Runs a pass body (a chunk of particles) compiled for the instructions this
     /// width needs.
     #[inline(always)]
@@ -24,8 +24,6 @@ pub(crate) trait Lane:
         f()
     }
     fn splat(v: f32) -> Self;
-    /// The block of `list[k..k + WIDTH]`, lanes past the end of the list holding `own`.
-    fn indices(list: &[u32], k: usize, own: u32) -> Self::Indices;
     /// The values `s[indices[lane]]`.
     fn gather(s: &[f32], indices: &Self::Indices) -> Self;
     /// The four values of `quads[indices[lane]]`, as four lane vectors (a transpose:
@@ -33,8 +31,14 @@ pub(crate) trait Lane:
     fn gather4(quads: &[[f32; 4]], indices: &Self::Indices) -> [Self; 4];
     /// `r2` with the lanes at `remaining..` set to +inf (outside every support).
     fn mask_tail(r2: Self, remaining: usize) -> Self;
-    /// The sum of a pass's lanes.
-    fn total(sum: Self::Sum) -> f32;
+    /// The values `s[start..start + WIDTH]`, 0 past the end of `s`.
+    fn load(s: &[f32], start: usize) -> Self;
+    /// The block of `column[..WIDTH]`.
+    fn column(column: &[u32]) -> Self::Indices;
+    /// `r2` with every lane `l` whose `counts[l] <= k` set to +inf.
+    fn mask_counts(r2: Self, counts: &[u32], k: u32) -> Self;
+    /// The first `out.len()` lanes (at most `WIDTH`) into `out`.
+    fn store(self, out: &mut [f32]);
     /// 1 where `r2 < h2`, else 0.
     fn indicator(r2: Self, h2: f32) -> Self;
     /// `1 / self` where `self > 0`, else 0.
@@ -139,14 +143,9 @@ pub(crate) use simd_lane_terms;
 impl Lane for f32 {
     const WIDTH: usize = 1;
     type Indices = u32;
-    type Sum = f32;
     #[inline(always)]
     fn splat(v: f32) -> Self {
         v
-    }
-    #[inline(always)]
-    fn indices(list: &[u32], k: usize, _own: u32) -> u32 {
-        list[k]
     }
     #[inline(always)]
     fn gather(s: &[f32], index: &u32) -> Self {
@@ -161,8 +160,22 @@ impl Lane for f32 {
         r2
     }
     #[inline(always)]
-    fn total(sum: f32) -> f32 {
-        sum
+    fn load(s: &[f32], start: usize) -> Self {
+        s.get(start).copied().unwrap_or(0.0)
+    }
+    #[inline(always)]
+    fn column(column: &[u32]) -> u32 {
+        column[0]
+    }
+    #[inline(always)]
+    fn mask_counts(r2: Self, counts: &[u32], k: u32) -> Self {
+        if counts[0] > k { r2 } else { f32::INFINITY }
+    }
+    #[inline(always)]
+    fn store(self, out: &mut [f32]) {
+        if let Some(o) = out.first_mut() {
+            *o = self;
+        }
     }
     #[inline(always)]
     fn indicator(r2: Self, h2: f32) -> Self {
@@ -228,17 +241,9 @@ const LANE_INDEX: [f32; 8] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];
 impl Lane for f32x8 {
     const WIDTH: usize = 8;
     type Indices = [u32; 8];
-    type Sum = f32x8;
     #[inline(always)]
     fn splat(v: f32) -> Self {
         f32x8::splat(v)
-    }
-    #[inline(always)]
-    fn indices(list: &[u32], k: usize, own: u32) -> [u32; 8] {
-        match list.get(k..k + 8) {
-            Some(full) => full.try_into().expect("eight indices"),
-            None => core::array::from_fn(|lane| list.get(k + lane).copied().unwrap_or(own)),
-        }
     }
     #[inline(always)]
     fn gather(s: &[f32], indices: &[u32; 8]) -> Self {
@@ -270,10 +275,34 @@ impl Lane for f32x8 {
         }
     }
     #[inline(always)]
-    fn total(sum: f32x8) -> f32 {
-        sum.reduce_add()
+    fn load(s: &[f32], start: usize) -> Self {
+        load8(s, start)
+    }
+    #[inline(always)]
+    fn column(column: &[u32]) -> [u32; 8] {
+        column[..8].try_into().expect("eight indices")
+    }
+    #[inline(always)]
+    fn mask_counts(r2: Self, counts: &[u32], k: u32) -> Self {
+        // Exact: a list is far shorter than 2^24 entries.
+        let counts: [f32; 8] = core::array::from_fn(|l| counts[l] as f32);
+        let keep = f32x8::from(counts).simd_gt(f32x8::splat(k as f32));
+        keep.select(r2, f32x8::splat(f32::INFINITY))
+    }
+    #[inline(always)]
+    fn store(self, out: &mut [f32]) {
+        let n = out.len().min(8);
+        out[..n].copy_from_slice(&self.to_array()[..n]);
     }
     simd_lane_terms!();
+}
+
+/// The first `width` lanes of `v` (the rest 0).
+#[inline(always)]
+pub(crate) fn lanes<L: Lane>(v: L, width: usize) -> [f32; crate::lists::GROUP] {
+    let mut out = [0.0; crate::lists::GROUP];
+    v.store(&mut out[..width]);
+    out
 }
 
 /// Eight consecutive values from `s[j..]`; lanes past the end of `s` read 0.

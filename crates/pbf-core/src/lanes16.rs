@@ -10,15 +10,15 @@
 //! machine of BENCHMARKS.md (Zen 5): 187 against 150 ms a step of the 100k dam break,
 //! 1 thread, where the quads bring it to 108 ms.
 //!
-//! **The same bits as eight lanes.** The passes sum into a [`Lane::Sum`], and the sum of
-//! this type is an `f32x8`: the lower eight lanes of a block are added first, then the
-//! upper eight, which are exactly the two eight-lane blocks the `f32x8` path adds in
-//! that order. Every lane computes with the same correctly rounded operations, so the
-//! result is bit-identical to [`Backend::Lanes8`](crate::Backend::Lanes8) (a test runs
-//! both over a dam break and compares every bit). When the last block holds eight
-//! neighbours or fewer, its upper half is all masked lanes, whose terms are zeros of
-//! either sign; adding them changes nothing, since a sum that starts at `+0.0` is never
-//! `-0.0`.
+//! **The scalar path's bits.** A pass holds one particle a lane and walks the sixteen
+//! lists of a group together ([`crate::lists::Neighbourhood::for_each_slot`]), so every
+//! lane adds its particle's terms in list order, as the scalar path does, with the same
+//! correctly rounded operations: the result is bit-identical to
+//! [`Backend::Scalar`](crate::Backend::Scalar) and
+//! [`Backend::Lanes8`](crate::Backend::Lanes8) (a test runs all three over a dam break
+//! and compares every bit). The lanes past the end of a list are masked: their terms
+//! are zeros of either sign, which change no sum (a sum that starts at `+0.0` is never
+//! `-0.0`).
 //!
 //! **Safety.** The intrinsics need a CPU with AVX-512F. This module is private to the
 //! crate, and values of [`F32x16`] are only made inside [`Lane::run`], which checks
@@ -149,18 +149,6 @@ impl SimdF32 for F32x16 {
     }
 }
 
-/// The sum of a pass: eight lanes, the lower half of a block added before the upper.
-impl AddAssign<F32x16> for f32x8 {
-    #[inline(always)]
-    fn add_assign(&mut self, v: F32x16) {
-        // SAFETY: `__m512` and `[f32x8; 2]` are both 64 bytes of sixteen `f32` in lane
-        // order, and every bit pattern is a valid `f32`.
-        let [low, high]: [f32x8; 2] = unsafe { core::mem::transmute::<__m512, [f32x8; 2]>(v.0) };
-        *self += low;
-        *self += high;
-    }
-}
-
 /// `[quads[indices[l]][c] for l in 0..8]` for each `c` (two 4x4 transposes with SSE,
 /// which every x86-64 CPU has).
 #[inline(always)]
@@ -199,7 +187,6 @@ pub(crate) fn transpose8(quads: &[[f32; 4]], indices: &[u32; 8]) -> [f32x8; 4] {
 impl Lane for F32x16 {
     const WIDTH: usize = 16;
     type Indices = [u32; 16];
-    type Sum = f32x8;
 
     #[inline(always)]
     fn run<R>(f: impl FnOnce() -> R) -> R {
@@ -215,13 +202,6 @@ impl Lane for F32x16 {
     #[inline(always)]
     fn splat(v: f32) -> Self {
         <Self as SimdF32>::splat(v)
-    }
-    #[inline(always)]
-    fn indices(list: &[u32], k: usize, own: u32) -> [u32; 16] {
-        match list.get(k..k + 16) {
-            Some(full) => full.try_into().expect("sixteen indices"),
-            None => core::array::from_fn(|lane| list.get(k + lane).copied().unwrap_or(own)),
-        }
     }
     #[inline(always)]
     fn gather(s: &[f32], idx: &[u32; 16]) -> Self {
@@ -299,8 +279,36 @@ impl Lane for F32x16 {
         }
     }
     #[inline(always)]
-    fn total(sum: f32x8) -> f32 {
-        sum.reduce_add()
+    fn load(s: &[f32], start: usize) -> Self {
+        let rest = s.get(start..).unwrap_or(&[]);
+        // SAFETY: the lanes set in the mask are the first `min(16, rest.len())`, all
+        // inside `rest`; a masked load touches no other lane.
+        Self(unsafe { core::arch::x86_64::_mm512_maskz_loadu_ps(first(rest.len()), rest.as_ptr()) })
+    }
+    #[inline(always)]
+    fn column(column: &[u32]) -> [u32; 16] {
+        column[..16].try_into().expect("sixteen indices")
+    }
+    #[inline(always)]
+    fn mask_counts(r2: Self, counts: &[u32], k: u32) -> Self {
+        use core::arch::x86_64::{_mm512_cmpgt_epu32_mask, _mm512_loadu_si512};
+        let counts: &[u32; 16] = counts[..16].try_into().expect("sixteen counts");
+        // SAFETY: `counts` is sixteen `u32`, the 64 bytes the load reads; see also the
+        // module documentation.
+        Self(unsafe {
+            let keep = _mm512_cmpgt_epu32_mask(
+                _mm512_loadu_si512(counts.as_ptr().cast()),
+                _mm512_set1_epi32(k as i32),
+            );
+            _mm512_mask_blend_ps(keep, _mm512_set1_ps(f32::INFINITY), r2.0)
+        })
+    }
+    #[inline(always)]
+    fn store(self, out: &mut [f32]) {
+        // SAFETY: sixteen `f32` in lane order.
+        let all = unsafe { core::mem::transmute::<__m512, [f32; 16]>(self.0) };
+        let n = out.len().min(16);
+        out[..n].copy_from_slice(&all[..n]);
     }
     simd_lane_terms!();
 }
@@ -388,24 +396,34 @@ mod tests {
     }
 
     #[test]
-    fn negation_flips_the_sign_bit_and_sums_keep_the_order_of_eight() {
+    fn negation_flips_the_sign_bit_and_lanes_load_mask_and_store() {
         if !available() {
             return;
         }
         let v: [f32; 16] = core::array::from_fn(|l| l as f32 - 4.0);
-        let (neg, sum) = F32x16::run(|| {
-            let neg = lanes(-from(v));
-            let mut sum = f32x8::default();
-            sum += from(v);
-            (neg, sum.to_array())
-        });
+        let neg = F32x16::run(|| lanes(-from(v)));
         assert_eq!(neg[4].to_bits(), (-0.0f32).to_bits());
         assert_eq!(neg[0], 4.0);
-        // Lower eight lanes, then the upper eight.
-        let expected: [f32; 8] = core::array::from_fn(|l| (0.0 + v[l]) + v[l + 8]);
-        assert_eq!(sum, expected);
         let tail = F32x16::run(|| lanes(<F32x16 as Lane>::mask_tail(from(v), 3)));
         assert_eq!(&tail[..3], &v[..3]);
         assert!(tail[3..].iter().all(|t| t.is_infinite()));
+        // A load past the end reads zeros, and touches nothing beyond the slice.
+        let loaded = F32x16::run(|| lanes(<F32x16 as Lane>::load(&v[..10], 4)));
+        assert_eq!(&loaded[..6], &v[4..10]);
+        assert!(loaded[6..].iter().all(|&x| x == 0.0));
+        assert!(F32x16::run(|| lanes(<F32x16 as Lane>::load(&v, 16))) == [0.0; 16]);
+        // Lanes whose count is at most the slot are moved out of every support.
+        let counts: [u32; 16] = core::array::from_fn(|l| l as u32 % 5);
+        let masked = F32x16::run(|| lanes(<F32x16 as Lane>::mask_counts(from(v), &counts, 2)));
+        for l in 0..16 {
+            if counts[l] > 2 {
+                assert_eq!(masked[l], v[l]);
+            } else {
+                assert!(masked[l].is_infinite());
+            }
+        }
+        let mut out = [9.0f32; 5];
+        F32x16::run(|| <F32x16 as Lane>::store(from(v), &mut out[..3]));
+        assert_eq!(out, [v[0], v[1], v[2], 9.0, 9.0]);
     }
 }

@@ -14,10 +14,12 @@
 //! - Parameters carry the sources' defaults and are taken relative to the kernel
 //!   radius where they carry units ([`Params`]), so a scene scaled by `s` behaves the
 //!   same, scaled.
-//! - The neighbour passes run on SIMD lanes ([`Backend::Lanes`]: sixteen in one AVX-512
-//!   register where the CPU has AVX-512F, checked at run time, else eight on `f32x8`;
-//!   the two give the same bits) or through the scalar reference ([`Backend::Scalar`]);
-//!   all come from one generic source. The neighbours' positions are gathered from
+//! - The neighbour passes run on SIMD lanes ([`Backend::Lanes`]: sixteen particles in
+//!   one AVX-512 register where the CPU has AVX-512F, checked at run time, else eight
+//!   on `f32x8`) or through the scalar reference ([`Backend::Scalar`]); all come from
+//!   one generic source and give the same bits. A lane holds one particle, which walks
+//!   its neighbour list in order: the lists are stored by columns, sixteen particles'
+//!   `k`-th neighbours side by side, and the neighbours' positions are gathered from
 //!   packed quads, one sixteen-byte load per neighbour transposed into lanes.
 //! - With the `rayon` feature (default) the passes run in parallel; the output is
 //!   bit-identical for any thread count. A step allocates nothing once the particle

@@ -63,9 +63,11 @@ pub(crate) fn max_candidates<const D: usize>(radius: f32, spacing: f32) -> usize
         .min(1e12) as usize
 }
 
-/// The lists of one block of [`BLOCK`] particles.
+/// The lists of one block of [`BLOCK`] particles as the sifters write them, one after
+/// the other: scratch of one thread ([`ROWS`]), which [`transpose_block`] turns into the
+/// block's [`ListBlock`].
 #[derive(Debug, Default, Clone)]
-pub(crate) struct ListBlock {
+pub(crate) struct Rows {
     /// `ends[k]` is one past the last entry of particle `k` of the block in `indices`.
     ends: Vec<u32>,
     /// The lists one after the other; entries past the last end are scratch.
@@ -73,6 +75,80 @@ pub(crate) struct ListBlock {
     /// The first particle of the block whose candidates exceeded the limit of the
     /// build, and their number (its list and the later ones are left empty).
     overfull: Option<(usize, usize)>,
+}
+
+impl Rows {
+    /// The list of particle `k` of the block.
+    #[inline(always)]
+    fn list(&self, k: usize) -> &[u32] {
+        let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
+        &self.indices[start..self.ends[k] as usize]
+    }
+}
+
+std::thread_local! {
+    /// Every build thread's [`Rows`], kept (with their capacity) between builds.
+    static ROWS: core::cell::RefCell<Rows> = core::cell::RefCell::default();
+}
+
+/// Particles per column group of a [`ListBlock`]: the widest lanes the passes run.
+pub(crate) const GROUP: usize = 16;
+
+/// The lists of one block of [`BLOCK`] particles, by columns, so that a pass can walk
+/// [`GROUP`] lists at once, one particle a lane ([`Neighbourhood::for_each_slot`]):
+/// group `g` of the block holds the slots `slot_ends[g - 1]..slot_ends[g]`, and slot
+/// `s` the `k`-th entry of each of the group's lists, at `columns[s * GROUP + lane]`.
+/// A lane whose list is shorter than the group's longest holds its own particle's index
+/// in the slots past its end (a valid index to load, masked by its count).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct ListBlock {
+    /// The slots of the groups, one after the other; entries past the last slot end
+    /// are scratch.
+    columns: Vec<u32>,
+    /// One past the last slot of every group of the block.
+    slot_ends: Vec<u32>,
+    /// The length of every particle's list, [`BLOCK`] entries (0 past the particles).
+    counts: Vec<u32>,
+    /// As [`Rows::overfull`].
+    overfull: Option<(usize, usize)>,
+}
+
+/// Writes `rows`, the lists of the particles `first..first + len`, into `block` by
+/// columns.
+fn transpose_block(rows: &Rows, block: &mut ListBlock, first: usize, len: usize) {
+    block.overfull = rows.overfull;
+    block.counts.clear();
+    block.counts.resize(BLOCK, 0);
+    block.slot_ends.clear();
+    let mut slots = 0usize;
+    for g in 0..len.div_ceil(GROUP) {
+        let lanes = g * GROUP..((g + 1) * GROUP).min(len);
+        let mut most = 0;
+        for k in lanes.clone() {
+            let count = rows.list(k).len();
+            block.counts[k] = count as u32;
+            most = most.max(count);
+        }
+        let needed = (slots + most) * GROUP;
+        if block.columns.len() < needed {
+            // Half again as much, as the rows do.
+            block.columns.resize(needed + needed / 2, 0);
+        }
+        let columns = &mut block.columns[slots * GROUP..needed];
+        for lane in 0..GROUP {
+            let k = g * GROUP + lane;
+            let own = (first + k.min(len - 1)) as u32;
+            let list = if k < len { rows.list(k) } else { &[] };
+            for (s, &j) in list.iter().enumerate() {
+                columns[s * GROUP + lane] = j;
+            }
+            for s in list.len()..most {
+                columns[s * GROUP + lane] = own;
+            }
+        }
+        slots += most;
+        block.slot_ends.push(slots as u32);
+    }
 }
 
 /// A build stopped: a particle has more candidates than the limit allows.
@@ -169,20 +245,32 @@ impl NeighbourLists {
         }
         let most = self.max_candidates.unwrap_or(usize::MAX);
         for_each_chunk_of([&mut self.blocks[..blocks]], 1, 1, &|first, [chunk]| {
-            for (b, block) in chunk.iter_mut().enumerate() {
-                let start = (first + b) * BLOCK;
-                let room = BLOCK * per_particle;
-                if block.indices.len() < room {
-                    block.indices.resize(room, 0);
+            ROWS.with_borrow_mut(|rows| {
+                for (b, block) in chunk.iter_mut().enumerate() {
+                    let start = (first + b) * BLOCK;
+                    let room = BLOCK * per_particle;
+                    if rows.indices.len() < room {
+                        rows.indices.resize(room, 0);
+                    }
+                    // The same room for the columns: a group's longest list is within
+                    // the room as long as every particle's is.
+                    if block.columns.len() < room {
+                        block.columns.resize(room, 0);
+                    }
+                    let range = start..(start + BLOCK).min(n);
+                    rows.overfull = None;
+                    match self.sifter {
+                        Sifter::Portable => {
+                            fill_block(rows, grid, positions, h2, range.clone(), most);
+                        }
+                        #[cfg(target_arch = "x86_64")]
+                        Sifter::Avx512 => {
+                            avx512::fill_block(rows, grid, positions, h2, range.clone(), most);
+                        }
+                    }
+                    transpose_block(rows, block, start, range.len());
                 }
-                let range = start..(start + BLOCK).min(n);
-                block.overfull = None;
-                match self.sifter {
-                    Sifter::Portable => fill_block(block, grid, positions, h2, range, most),
-                    #[cfg(target_arch = "x86_64")]
-                    Sifter::Avx512 => avx512::fill_block(block, grid, positions, h2, range, most),
-                }
-            }
+            });
         });
         match self.blocks[..blocks].iter().find_map(|b| b.overfull) {
             Some((index, candidates)) => Err(Overfull { index, candidates }),
@@ -195,21 +283,37 @@ impl NeighbourLists {
         self.blocks
             .iter()
             .take(self.len.div_ceil(BLOCK))
-            .map(|b| u64::from(b.ends.last().copied().unwrap_or(0)))
+            .flat_map(|b| &b.counts)
+            .map(|&c| u64::from(c))
             .sum()
     }
 
-    /// The neighbours of particle `i`, ascending, `i` itself not included.
+    /// The column layout of the group of `width` particles from `first` (a multiple
+    /// of `width`, which divides [`GROUP`]): the columns from its first slot (offset
+    /// to its lanes), its slot count and its lanes' list lengths.
     #[inline(always)]
-    pub(crate) fn of(&self, i: usize) -> &[u32] {
-        let block = &self.blocks[i / BLOCK];
-        let k = i % BLOCK;
-        let start = if k == 0 {
+    pub(crate) fn group(&self, first: usize, width: usize) -> (&[u32], usize, &[u32]) {
+        let block = &self.blocks[first / BLOCK];
+        let k = first % BLOCK;
+        let g = k / GROUP;
+        let start = if g == 0 {
             0
         } else {
-            block.ends[k - 1] as usize
+            block.slot_ends[g - 1] as usize
         };
-        &block.indices[start..block.ends[k] as usize]
+        let slots = block.slot_ends[g] as usize - start;
+        // A group without entries may start at the end of the columns.
+        let columns = block.columns.get(start * GROUP + k % GROUP..);
+        (columns.unwrap_or(&[]), slots, &block.counts[k..k + width])
+    }
+
+    /// The neighbours of particle `i`, ascending, `i` itself not included.
+    #[cfg(test)]
+    pub(crate) fn of(&self, i: usize) -> Vec<u32> {
+        let (columns, _, counts) = self.group(i, 1);
+        (0..counts[0] as usize)
+            .map(|s| columns[s * GROUP])
+            .collect()
     }
 }
 
@@ -236,7 +340,7 @@ const COMPRESS: [[u32; 8]; 256] = {
 /// `None` (and the block marked overfull) when they are more than `limit`.
 #[allow(clippy::too_many_arguments)]
 fn candidates_with_room<'g, const D: usize>(
-    block: &mut ListBlock,
+    block: &mut Rows,
     grid: &'g Grid<D>,
     i: usize,
     cell: u32,
@@ -264,7 +368,7 @@ fn candidates_with_room<'g, const D: usize>(
 /// at a time through [`COMPRESS`] (the surplus is overwritten by the next block), so
 /// `block.indices` keeps its high-water length and only the `ends` say what is used.
 fn fill_block<const D: usize>(
-    block: &mut ListBlock,
+    block: &mut Rows,
     grid: &Grid<D>,
     positions: [&[f32]; D],
     h2: f32,
@@ -311,7 +415,7 @@ fn fill_block<const D: usize>(
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod avx512 {
-    use super::ListBlock;
+    use super::Rows;
     use core::arch::x86_64::{
         __m512, _CMP_LT_OQ, _mm512_add_epi32, _mm512_add_ps, _mm512_mask_cmp_ps_mask,
         _mm512_maskz_compress_epi32, _mm512_maskz_loadu_ps, _mm512_mul_ps, _mm512_set1_epi32,
@@ -325,7 +429,7 @@ mod avx512 {
     /// Like [`super::fill_block`], when the grid and the positions disagree (a bug in
     /// the caller): every index is checked against the slices before it is used.
     pub(super) fn fill_block<const D: usize>(
-        block: &mut ListBlock,
+        block: &mut Rows,
         grid: &Grid<D>,
         positions: [&[f32]; D],
         h2: f32,
@@ -344,7 +448,7 @@ mod avx512 {
 
     #[target_feature(enable = "avx512f,popcnt")]
     fn fill_block_avx512<const D: usize>(
-        block: &mut ListBlock,
+        block: &mut Rows,
         grid: &Grid<D>,
         positions: [&[f32]; D],
         h2: f32,
@@ -417,7 +521,7 @@ pub(crate) struct Neighbourhood<'a, const D: usize> {
 }
 
 /// Packs `positions` into the first `D` floats of every quad and `extra` into the
-/// next (`quads[i][D]`), the layout [`Neighbourhood::for_each_block`] gathers: one
+/// next (`quads[i][D]`), the layout [`Neighbourhood::for_each_slot`] gathers: one
 /// sixteen-byte load per neighbour, transposed into lanes, instead of `D + 1` gathered
 /// loads. Resizes `quads` to the particle count (keeping its capacity).
 pub(crate) fn pack<const D: usize>(
@@ -479,30 +583,51 @@ pub(crate) fn repack_extra<const D: usize>(quads: &mut [[f32; 4]], extra: &[f32]
 }
 
 impl<const D: usize> Neighbourhood<'_, D> {
-    /// Calls `f(indices, x, r2, extra)` for every block of `L::WIDTH` neighbours of
-    /// particle `i` in list order, with the offsets `x = p_i - p_j` at the current
-    /// positions, their squared lengths and the neighbours' extra values of the quads
-    /// (`quads[j][D]`); lanes past the end of the list carry `x = 0` and `r2 = +inf`.
-    /// The order is fixed, so sums over it are the same on every run and every thread
-    /// count. Load other per-particle values with [`Lane::gather`].
+    /// Calls `f(indices, x, r2, extra)` for every slot of the group of `L::WIDTH`
+    /// particles from `first` (a multiple of the width), one particle a lane: lane `l`
+    /// of call `k` is the `k`-th entry of the list of particle `first + l`, with the
+    /// offset `x = p_i - p_j` at the current positions, its squared length and the
+    /// neighbour's extra value of the quads (`quads[j][D]`). Lanes past the end of
+    /// their list (or past the particles) carry `x = 0` and `r2 = +inf`, outside every
+    /// support. Every lane walks its list in order, so a sum over the calls adds each
+    /// particle's terms in list order, at every width: the sixteen and eight lanes
+    /// give the bits of one (`f32`). Load other per-particle values with
+    /// [`Lane::gather`].
     #[inline(always)]
-    pub(crate) fn for_each_block<L: Lane>(
+    pub(crate) fn for_each_slot<L: Lane>(
         &self,
-        i: usize,
+        first: usize,
         mut f: impl FnMut(&L::Indices, [L; D], L, L),
     ) {
         debug_assert_eq!(self.quads.len(), self.positions[0].len());
-        let xi: [L; D] = core::array::from_fn(|a| L::splat(self.positions[a][i]));
-        let list = self.lists.of(i);
-        let mut k = 0;
-        while k < list.len() {
-            let indices = L::indices(list, k, i as u32);
+        let xi: [L; D] = core::array::from_fn(|a| L::load(self.positions[a], first));
+        let (columns, slots, counts) = self.lists.group(first, L::WIDTH);
+        // Narrower lanes stop at their own longest list.
+        let slots = if L::WIDTH == GROUP {
+            slots
+        } else {
+            counts.iter().copied().max().unwrap_or(0) as usize
+        };
+        for k in 0..slots {
+            let indices = L::column(&columns[k * GROUP..]);
             let q = L::gather4(self.quads, &indices);
             let x: [L; D] = core::array::from_fn(|a| xi[a] - q[a]);
-            let r2 = L::mask_tail(norm2(x), list.len() - k);
+            let r2 = L::mask_counts(norm2(x), counts, k as u32);
             f(&indices, x, r2, q[D]);
-            k += L::WIDTH;
         }
+    }
+}
+
+/// Runs `f(first, width)` for every group of `L::WIDTH` particles of the chunk of
+/// `len` particles from `start` (a multiple of the width): `first` the group's first
+/// particle, `width` how many of its lanes are particles (`L::WIDTH` but in the last).
+#[inline(always)]
+pub(crate) fn for_each_group<L: Lane>(start: usize, len: usize, mut f: impl FnMut(usize, usize)) {
+    debug_assert_eq!(start % L::WIDTH, 0, "a chunk starts a group");
+    let mut k = 0;
+    while k < len {
+        f(start + k, L::WIDTH.min(len - k));
+        k += L::WIDTH;
     }
 }
 
@@ -551,7 +676,7 @@ mod tests {
                             })
                             .map(|j| j as u32)
                             .collect();
-                        assert_eq!(lists.of(i), &expected[..], "particle {i} of {n}");
+                        assert_eq!(lists.of(i), expected, "particle {i} of {n}");
                         pairs += expected.len() as u64;
                     }
                     assert_eq!(lists.pairs(), pairs);
@@ -603,7 +728,7 @@ mod tests {
                     3,
                 )
                 .unwrap();
-            (0..p[0].len()).map(|i| lists.of(i).to_vec()).collect()
+            (0..p[0].len()).map(|i| lists.of(i)).collect()
         }
         let all: Vec<Vec<Vec<u32>>> = sifters()
             .into_iter()
@@ -660,7 +785,7 @@ mod tests {
     }
 
     #[test]
-    fn blocks_pad_with_the_particle_itself() {
+    fn columns_pad_with_the_particle_itself() {
         let p = [vec![0.0f32, 0.05, 0.1, 0.5], vec![0.0; 4]];
         let mut grid = Grid::<2>::new();
         grid.rebuild([&p[0], &p[1]], 0.12).unwrap();
@@ -686,21 +811,22 @@ mod tests {
             quads: &quads,
         };
         let mut seen = 0;
-        for i in 0..4 {
-            nb.for_each_block::<f32x8>(i, |indices, x, r2, _| {
-                let r2 = r2.to_array();
-                let len = lists.of(i).len();
-                seen += len;
-                for lane in len..8 {
-                    assert_eq!(indices[lane], i as u32);
-                    assert!(r2[lane].is_infinite());
-                    assert_eq!(x[0].to_array()[lane], 0.0);
+        nb.for_each_slot::<f32x8>(0, |indices, x, r2, _| {
+            let r2 = r2.to_array();
+            for i in 0..8 {
+                if i >= 4 {
+                    // Past the particles: the last particle, masked.
+                    assert_eq!(indices[i], 3);
+                    assert!(r2[i].is_infinite());
+                } else if r2[i].is_finite() {
+                    assert!(r2[i] < 0.12 * 0.12);
+                    seen += 1;
+                } else {
+                    assert_eq!(indices[i], i as u32, "padded with itself");
+                    assert_eq!(x[0].to_array()[i], 0.0);
                 }
-                for lane in 0..len {
-                    assert!(r2[lane] < 0.12 * 0.12);
-                }
-            });
-        }
+            }
+        });
         // 0-0.05, 0.05-0.1, 0-0.1: three pairs, each seen from both ends.
         assert_eq!(seen, 6);
     }

@@ -104,9 +104,10 @@ pub enum Acceleration {
 
 /// Which implementation of the neighbour passes runs.
 ///
-/// `Lanes` and `Lanes8` give the same bits on every input (a test compares every
-/// particle over a dam break); `Lanes` is the faster on CPUs with AVX-512F.
-/// `Scalar` sums in another order and agrees with them to rounding.
+/// All three give the same bits on every input (a test compares every particle over a
+/// 3D and a 2D dam break): a lane holds one particle, which adds its neighbours' terms
+/// in list order as the scalar path does. `Lanes` is the fastest, `Scalar` the
+/// reference.
 ///
 /// ```
 /// use pbf_core::Backend;
@@ -118,17 +119,18 @@ pub enum Acceleration {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Backend {
-    /// The widest lanes this CPU runs, checked at run time: sixteen neighbours at a
+    /// The widest lanes this CPU runs, checked at run time: sixteen particles at a
     /// time in one AVX-512 register where the CPU has AVX-512F, else eight on `f32x8`
     /// (the default).
     #[default]
     Lanes,
-    /// Eight neighbours at a time on `f32x8`, on every CPU (through `wide`, whose
+    /// Eight particles at a time on `f32x8`, on every CPU (through `wide`, whose
     /// instructions the build's target features choose: two SSE2 registers by default).
     /// A checkpoint records only whether the backend is `Scalar`, so this one restores
     /// as `Lanes`, which continues with the same bits.
     Lanes8,
-    /// One neighbour at a time through the scalar reference of `pbf-kernels`.
+    /// One particle and one neighbour at a time through the scalar reference of
+    /// `pbf-kernels`.
     Scalar,
 }
 

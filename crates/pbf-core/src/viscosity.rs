@@ -1,8 +1,8 @@
 //! XSPH viscosity (Macklin & Müller 2013, eq. 17), fused with the curl that vorticity
 //! confinement needs, since both read the same neighbours and velocities.
 
-use crate::lanes::Lane;
-use crate::lists::Neighbourhood;
+use crate::lanes::{Lane, lanes};
+use crate::lists::{Neighbourhood, for_each_group};
 use crate::parallel::for_each_chunk;
 use pbf_kernels::Kernel;
 
@@ -30,14 +30,13 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
     let body =
         |start: usize, next: &mut [&mut [f32]; D], mut omega: Option<&mut [&mut [f32]; 4]>| {
             L::run(|| {
-                for k in 0..next[0].len() {
-                    let i = start + k;
-                    let vi: [L; D] = core::array::from_fn(|a| L::splat(velocity[a][i]));
-                    let mut xsph = [L::Sum::default(); D];
-                    let mut curl = [L::Sum::default(); 3];
+                for_each_group::<L>(start, next[0].len(), |first, width| {
+                    let vi: [L; D] = core::array::from_fn(|a| L::load(velocity[a], first));
+                    let zero = L::splat(0.0);
+                    let mut xsph = [zero; D];
+                    let mut curl = [zero; 3];
                     let want_curl = omega.is_some();
-                    debug_assert_eq!(nb.quads[i][D].to_bits(), density[i].to_bits());
-                    nb.for_each_block::<L>(i, |j, x, r2, density_j| {
+                    nb.for_each_slot::<L>(first, |j, x, r2, density_j| {
                         let volume = L::splat(mass) * recip(density_j);
                         let vj = L::gather4(packed, j);
                         let dv: [L; D] = core::array::from_fn(|a| vj[a] - vi[a]);
@@ -55,17 +54,23 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
                             }
                         }
                     });
-                    for a in 0..D {
-                        next[a][k] = velocity[a][i] + c * L::total(xsph[a]);
-                    }
-                    if let Some(omega) = omega.as_deref_mut() {
-                        let w: [f32; 3] = core::array::from_fn(|a| L::total(curl[a]));
-                        for a in 0..3 {
-                            omega[a][k] = w[a];
+                    let xsph = xsph.map(|v| lanes(v, width));
+                    let curl = curl.map(|v| lanes(v, width));
+                    for l in 0..width {
+                        let (i, k) = (first + l, first + l - start);
+                        debug_assert_eq!(nb.quads[i][D].to_bits(), density[i].to_bits());
+                        for a in 0..D {
+                            next[a][k] = velocity[a][i] + c * xsph[a][l];
                         }
-                        omega[3][k] = pbf_kernels::norm2(w).sqrt();
+                        if let Some(omega) = omega.as_deref_mut() {
+                            let w: [f32; 3] = core::array::from_fn(|a| curl[a][l]);
+                            for a in 0..3 {
+                                omega[a][k] = w[a];
+                            }
+                            omega[3][k] = pbf_kernels::norm2(w).sqrt();
+                        }
                     }
-                }
+                });
             })
         };
     match omega {

@@ -1,8 +1,8 @@
 //! Vorticity confinement (Macklin & Müller 2013, eqs. 15-16): a force that puts back
 //! rotation the solver's damping removes.
 
-use crate::lanes::Lane;
-use crate::lists::Neighbourhood;
+use crate::lanes::{Lane, lanes};
+use crate::lists::{Neighbourhood, for_each_group};
 use crate::parallel::for_each_chunk;
 use pbf_kernels::Kernel;
 
@@ -24,12 +24,10 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
 ) {
     for_each_chunk(force, &|start, force| {
         L::run(|| {
-            for k in 0..force[0].len() {
-                let i = start + k;
-                let magnitude_i = L::splat(omega[3][i]);
-                let mut eta = [L::Sum::default(); D];
-                debug_assert_eq!(nb.quads[i][D].to_bits(), density[i].to_bits());
-                nb.for_each_block::<L>(i, |j, x, r2, density_j| {
+            for_each_group::<L>(start, force[0].len(), |first, width| {
+                let magnitude_i = L::load(omega[3], first);
+                let mut eta = [L::splat(0.0); D];
+                nb.for_each_slot::<L>(first, |j, x, r2, density_j| {
                     let volume = L::splat(mass) * L::recip_or_zero(density_j);
                     let d_magnitude = L::gather(omega[3], j) - magnitude_i;
                     let factor = L::gradient_factor(kernel, r2);
@@ -39,26 +37,31 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
                         eta[a] += t[a];
                     }
                 });
-                let eta: [f32; D] = core::array::from_fn(|a| L::total(eta[a]));
-                let len = pbf_kernels::norm2(eta).sqrt();
-                let f = if len > 0.0 && len.is_finite() {
-                    let mut n = [0.0f32; 3];
+                let eta = eta.map(|v| lanes(v, width));
+                for l in 0..width {
+                    let (i, k) = (first + l, first + l - start);
+                    debug_assert_eq!(nb.quads[i][D].to_bits(), density[i].to_bits());
+                    let eta: [f32; D] = core::array::from_fn(|a| eta[a][l]);
+                    let len = pbf_kernels::norm2(eta).sqrt();
+                    let f = if len > 0.0 && len.is_finite() {
+                        let mut n = [0.0f32; 3];
+                        for a in 0..D {
+                            n[a] = eta[a] / len;
+                        }
+                        let w = [omega[0][i], omega[1][i], omega[2][i]];
+                        [
+                            n[1] * w[2] - n[2] * w[1],
+                            n[2] * w[0] - n[0] * w[2],
+                            n[0] * w[1] - n[1] * w[0],
+                        ]
+                    } else {
+                        [0.0; 3]
+                    };
                     for a in 0..D {
-                        n[a] = eta[a] / len;
+                        force[a][k] = epsilon * f[a];
                     }
-                    let w = [omega[0][i], omega[1][i], omega[2][i]];
-                    [
-                        n[1] * w[2] - n[2] * w[1],
-                        n[2] * w[0] - n[0] * w[2],
-                        n[0] * w[1] - n[1] * w[0],
-                    ]
-                } else {
-                    [0.0; 3]
-                };
-                for a in 0..D {
-                    force[a][k] = epsilon * f[a];
                 }
-            }
+            });
         });
     });
 }
