@@ -135,16 +135,26 @@ fn transpose_block(rows: &Rows, block: &mut ListBlock, first: usize, len: usize)
             block.columns.resize(needed + needed / 2, 0);
         }
         let columns = &mut block.columns[slots * GROUP..needed];
+        // Slot by slot, so that every slot is one full sixteen-entry store.
+        let mut start = [0usize; GROUP];
+        let mut count = [0usize; GROUP];
+        let mut own = [0u32; GROUP];
         for lane in 0..GROUP {
             let k = g * GROUP + lane;
-            let own = (first + k.min(len - 1)) as u32;
-            let list = if k < len { rows.list(k) } else { &[] };
-            for (s, &j) in list.iter().enumerate() {
-                columns[s * GROUP + lane] = j;
+            own[lane] = (first + k.min(len - 1)) as u32;
+            if k < len {
+                start[lane] = if k == 0 { 0 } else { rows.ends[k - 1] as usize };
+                count[lane] = block.counts[k] as usize;
             }
-            for s in list.len()..most {
-                columns[s * GROUP + lane] = own;
+        }
+        for (s, slot) in columns.chunks_exact_mut(GROUP).enumerate() {
+            let mut entries = own;
+            for lane in 0..GROUP {
+                if s < count[lane] {
+                    entries[lane] = rows.indices[start[lane] + s];
+                }
             }
+            slot.copy_from_slice(&entries);
         }
         slots += most;
         block.slot_ends.push(slots as u32);
