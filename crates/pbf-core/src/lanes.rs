@@ -35,8 +35,11 @@ pub(crate) trait Lane:
     fn load(s: &[f32], start: usize) -> Self;
     /// The block of `column[..WIDTH]`.
     fn column(column: &[u32]) -> Self::Indices;
-    /// `r2` with every lane `l` whose `counts[l] <= k` set to +inf.
-    fn mask_counts(r2: Self, counts: &[u32], k: u32) -> Self;
+    /// The list lengths `counts[..WIDTH]` as values (exact: a list is far shorter than
+    /// 2^24 entries), for [`mask_counts`](Self::mask_counts).
+    fn counts(counts: &[u32]) -> Self;
+    /// `r2` with every lane whose count is at most `k` set to +inf.
+    fn mask_counts(r2: Self, counts: Self, k: u32) -> Self;
     /// The first `out.len()` lanes (at most `WIDTH`) into `out`.
     fn store(self, out: &mut [f32]);
     /// 1 where `r2 < h2`, else 0.
@@ -168,8 +171,12 @@ impl Lane for f32 {
         column[0]
     }
     #[inline(always)]
-    fn mask_counts(r2: Self, counts: &[u32], k: u32) -> Self {
-        if counts[0] > k { r2 } else { f32::INFINITY }
+    fn counts(counts: &[u32]) -> Self {
+        counts[0] as f32
+    }
+    #[inline(always)]
+    fn mask_counts(r2: Self, counts: Self, k: u32) -> Self {
+        if counts > k as f32 { r2 } else { f32::INFINITY }
     }
     #[inline(always)]
     fn store(self, out: &mut [f32]) {
@@ -283,10 +290,12 @@ impl Lane for f32x8 {
         column[..8].try_into().expect("eight indices")
     }
     #[inline(always)]
-    fn mask_counts(r2: Self, counts: &[u32], k: u32) -> Self {
-        // Exact: a list is far shorter than 2^24 entries.
-        let counts: [f32; 8] = core::array::from_fn(|l| counts[l] as f32);
-        let keep = f32x8::from(counts).simd_gt(f32x8::splat(k as f32));
+    fn counts(counts: &[u32]) -> Self {
+        f32x8::from(core::array::from_fn::<f32, 8, _>(|l| counts[l] as f32))
+    }
+    #[inline(always)]
+    fn mask_counts(r2: Self, counts: Self, k: u32) -> Self {
+        let keep = counts.simd_gt(f32x8::splat(k as f32));
         keep.select(r2, f32x8::splat(f32::INFINITY))
     }
     #[inline(always)]

@@ -290,18 +290,17 @@ impl Lane for F32x16 {
         column[..16].try_into().expect("sixteen indices")
     }
     #[inline(always)]
-    fn mask_counts(r2: Self, counts: &[u32], k: u32) -> Self {
-        use core::arch::x86_64::{_mm512_cmpgt_epu32_mask, _mm512_loadu_si512};
+    fn counts(counts: &[u32]) -> Self {
+        use core::arch::x86_64::{_mm512_cvtepu32_ps, _mm512_loadu_si512};
         let counts: &[u32; 16] = counts[..16].try_into().expect("sixteen counts");
         // SAFETY: `counts` is sixteen `u32`, the 64 bytes the load reads; see also the
         // module documentation.
-        Self(unsafe {
-            let keep = _mm512_cmpgt_epu32_mask(
-                _mm512_loadu_si512(counts.as_ptr().cast()),
-                _mm512_set1_epi32(k as i32),
-            );
-            _mm512_mask_blend_ps(keep, _mm512_set1_ps(f32::INFINITY), r2.0)
-        })
+        Self(unsafe { _mm512_cvtepu32_ps(_mm512_loadu_si512(counts.as_ptr().cast())) })
+    }
+    #[inline(always)]
+    fn mask_counts(r2: Self, counts: Self, k: u32) -> Self {
+        let s = <Self as SimdF32>::splat;
+        <Self as SimdF32>::select(SimdF32::gt(counts, s(k as f32)), r2, s(f32::INFINITY))
     }
     #[inline(always)]
     fn store(self, out: &mut [f32]) {
@@ -414,7 +413,13 @@ mod tests {
         assert!(F32x16::run(|| lanes(<F32x16 as Lane>::load(&v, 16))) == [0.0; 16]);
         // Lanes whose count is at most the slot are moved out of every support.
         let counts: [u32; 16] = core::array::from_fn(|l| l as u32 % 5);
-        let masked = F32x16::run(|| lanes(<F32x16 as Lane>::mask_counts(from(v), &counts, 2)));
+        let masked = F32x16::run(|| {
+            lanes(<F32x16 as Lane>::mask_counts(
+                from(v),
+                <F32x16 as Lane>::counts(&counts),
+                2,
+            ))
+        });
         for l in 0..16 {
             if counts[l] > 2 {
                 assert_eq!(masked[l], v[l]);

@@ -618,11 +618,12 @@ impl<const D: usize> Neighbourhood<'_, D> {
         } else {
             counts.iter().copied().max().unwrap_or(0) as usize
         };
+        let count = L::counts(counts);
         for k in 0..slots {
             let indices = L::column(&columns[k * GROUP..]);
             let q = L::gather4(self.quads, &indices);
             let x: [L; D] = core::array::from_fn(|a| xi[a] - q[a]);
-            let r2 = L::mask_counts(norm2(x), counts, k as u32);
+            let r2 = L::mask_counts(norm2(x), count, k as u32);
             f(&indices, x, r2, q[D]);
         }
     }
