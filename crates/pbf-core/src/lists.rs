@@ -115,7 +115,7 @@ pub(crate) struct ListBlock {
 
 /// Writes `rows`, the lists of the particles `first..first + len`, into `block` by
 /// columns.
-fn transpose_block(rows: &Rows, block: &mut ListBlock, first: usize, len: usize) {
+fn transpose_block(rows: &Rows, block: &mut ListBlock, first: usize, len: usize, sifter: Sifter) {
     block.overfull = rows.overfull;
     block.counts.clear();
     block.counts.resize(BLOCK, 0);
@@ -147,14 +147,20 @@ fn transpose_block(rows: &Rows, block: &mut ListBlock, first: usize, len: usize)
                 count[lane] = block.counts[k] as usize;
             }
         }
-        for (s, slot) in columns.chunks_exact_mut(GROUP).enumerate() {
-            let mut entries = own;
-            for lane in 0..GROUP {
-                if s < count[lane] {
-                    entries[lane] = rows.indices[start[lane] + s];
+        match sifter {
+            Sifter::Portable => {
+                for (s, slot) in columns.chunks_exact_mut(GROUP).enumerate() {
+                    let mut entries = own;
+                    for lane in 0..GROUP {
+                        if s < count[lane] {
+                            entries[lane] = rows.indices[start[lane] + s];
+                        }
+                    }
+                    slot.copy_from_slice(&entries);
                 }
             }
-            slot.copy_from_slice(&entries);
+            #[cfg(target_arch = "x86_64")]
+            Sifter::Avx512 => avx512::transpose_group(&rows.indices, start, count, own, columns),
         }
         slots += most;
         block.slot_ends.push(slots as u32);
@@ -278,7 +284,7 @@ impl NeighbourLists {
                             avx512::fill_block(rows, grid, positions, h2, range.clone(), most);
                         }
                     }
-                    transpose_block(rows, block, start, range.len());
+                    transpose_block(rows, block, start, range.len(), self.sifter);
                 }
             });
         });
@@ -315,6 +321,14 @@ impl NeighbourLists {
         // A group without entries may start at the end of the columns.
         let columns = block.columns.get(start * GROUP + k % GROUP..);
         (columns.unwrap_or(&[]), slots, &block.counts[k..k + width])
+    }
+
+    /// The column of particle `i` over all the slots of its group: its list, then its
+    /// own index as padding.
+    #[cfg(test)]
+    pub(crate) fn column_of(&self, i: usize) -> Vec<u32> {
+        let (columns, slots, _) = self.group(i, 1);
+        (0..slots).map(|s| columns[s * GROUP]).collect()
     }
 
     /// The neighbours of particle `i`, ascending, `i` itself not included.
@@ -427,9 +441,11 @@ fn fill_block<const D: usize>(
 mod avx512 {
     use super::Rows;
     use core::arch::x86_64::{
-        __m512, _CMP_LT_OQ, _mm512_add_epi32, _mm512_add_ps, _mm512_mask_cmp_ps_mask,
-        _mm512_maskz_compress_epi32, _mm512_maskz_loadu_ps, _mm512_mul_ps, _mm512_set1_epi32,
-        _mm512_set1_ps, _mm512_setr_epi32, _mm512_storeu_si512, _mm512_sub_ps,
+        __m512, __m512i, _CMP_LT_OQ, _mm512_add_epi32, _mm512_add_ps, _mm512_mask_cmp_ps_mask,
+        _mm512_mask_loadu_epi32, _mm512_maskz_compress_epi32, _mm512_maskz_loadu_ps, _mm512_mul_ps,
+        _mm512_set1_epi32, _mm512_set1_ps, _mm512_setr_epi32, _mm512_shuffle_i32x4,
+        _mm512_storeu_si512, _mm512_sub_ps, _mm512_unpackhi_epi32, _mm512_unpackhi_epi64,
+        _mm512_unpacklo_epi32, _mm512_unpacklo_epi64,
     };
     use pbf_grid::Grid;
 
@@ -454,6 +470,107 @@ mod avx512 {
         // SAFETY: the CPU has AVX-512F and POPCNT (asserted above; the target features
         // are all the function requires beyond what its own body checks).
         unsafe { fill_block_avx512(block, grid, positions, h2, range, most) }
+    }
+
+    /// The columns of one group: `columns[s * 16 + lane]` is entry `s` of the list
+    /// `indices[start[lane]..start[lane] + count[lane]]`, or `own[lane]` past its end,
+    /// for every slot `s` of `columns` (as many as the longest list). Sixteen slots at a
+    /// time: sixteen masked row loads, a 16 x 16 transpose in registers, sixteen stores.
+    ///
+    /// # Panics
+    /// When a list reaches past `indices`, or `columns` is not a whole number of slots
+    /// or has fewer slots than a list has entries (a bug in the caller).
+    pub(super) fn transpose_group(
+        indices: &[u32],
+        start: [usize; 16],
+        count: [usize; 16],
+        own: [u32; 16],
+        columns: &mut [u32],
+    ) {
+        assert!(
+            std::arch::is_x86_feature_detected!("avx512f"),
+            "the AVX-512 transpose needs AVX-512F"
+        );
+        assert!(
+            columns.len() % 16 == 0
+                && (0..16).all(|l| start[l] + count[l] <= indices.len()
+                    && count[l] * 16 <= columns.len()),
+            "column transpose: lists past the rows or the columns"
+        );
+        // SAFETY: the CPU has AVX-512F (asserted above); every list lies inside
+        // `indices` and fits the columns (asserted above), which is all the function
+        // relies on.
+        unsafe { transpose_group_avx512(indices, start, count, own, columns) }
+    }
+
+    #[target_feature(enable = "avx512f")]
+    fn transpose_group_avx512(
+        indices: &[u32],
+        start: [usize; 16],
+        count: [usize; 16],
+        own: [u32; 16],
+        columns: &mut [u32],
+    ) {
+        let slots = columns.len() / 16;
+        let mut s0 = 0;
+        while s0 < slots {
+            let rows: [__m512i; 16] = core::array::from_fn(|l| {
+                let left = count[l].saturating_sub(s0).min(16);
+                let mask: u16 = if left == 16 {
+                    u16::MAX
+                } else {
+                    (1u16 << left) - 1
+                };
+                let fill = _mm512_set1_epi32(own[l] as i32);
+                // SAFETY: the lanes set in `mask` are entries `s0..s0 + left` of list
+                // `l`, all inside `indices` (`start + count <= len`, asserted by the
+                // caller); a masked load touches no other lane. With no lane set the
+                // pointer is not read (it is at most one past the end).
+                unsafe {
+                    let at = indices.as_ptr().add((start[l] + s0).min(indices.len()));
+                    _mm512_mask_loadu_epi32(fill, mask, at.cast())
+                }
+            });
+            let t: [__m512i; 16] = core::array::from_fn(|k| {
+                let (a, b) = (rows[k & !1], rows[k | 1]);
+                if k % 2 == 0 {
+                    _mm512_unpacklo_epi32(a, b)
+                } else {
+                    _mm512_unpackhi_epi32(a, b)
+                }
+            });
+            // u[4m + e] holds, in 128-bit lane q, element 4q + e of rows 4m..4m + 4.
+            let u: [__m512i; 16] = core::array::from_fn(|k| {
+                let (m, e) = (k / 4, k % 4);
+                let (a, b) = (t[4 * m + e / 2], t[4 * m + 2 + e / 2]);
+                if e % 2 == 0 {
+                    _mm512_unpacklo_epi64(a, b)
+                } else {
+                    _mm512_unpackhi_epi64(a, b)
+                }
+            });
+            for e in 0..4 {
+                let low_v = _mm512_shuffle_i32x4::<0x44>(u[e], u[4 + e]);
+                let low_w = _mm512_shuffle_i32x4::<0x44>(u[8 + e], u[12 + e]);
+                let high_v = _mm512_shuffle_i32x4::<0xEE>(u[e], u[4 + e]);
+                let high_w = _mm512_shuffle_i32x4::<0xEE>(u[8 + e], u[12 + e]);
+                let out = [
+                    _mm512_shuffle_i32x4::<0x88>(low_v, low_w),
+                    _mm512_shuffle_i32x4::<0xDD>(low_v, low_w),
+                    _mm512_shuffle_i32x4::<0x88>(high_v, high_w),
+                    _mm512_shuffle_i32x4::<0xDD>(high_v, high_w),
+                ];
+                for (q, v) in out.into_iter().enumerate() {
+                    let s = s0 + 4 * q + e;
+                    if s < slots {
+                        let slot = &mut columns[s * 16..s * 16 + 16];
+                        // SAFETY: `slot` is sixteen `u32`, the 64 bytes the store writes.
+                        unsafe { _mm512_storeu_si512(slot.as_mut_ptr().cast(), v) };
+                    }
+                }
+            }
+            s0 += 16;
+        }
     }
 
     #[target_feature(enable = "avx512f,popcnt")]
@@ -688,6 +805,11 @@ mod tests {
                             .map(|j| j as u32)
                             .collect();
                         assert_eq!(lists.of(i), expected, "particle {i} of {n}");
+                        let column = lists.column_of(i);
+                        assert!(
+                            column[expected.len()..].iter().all(|&j| j == i as u32),
+                            "particle {i} of {n}: padded with itself"
+                        );
                         pairs += expected.len() as u64;
                     }
                     assert_eq!(lists.pairs(), pairs);
@@ -739,7 +861,8 @@ mod tests {
                     3,
                 )
                 .unwrap();
-            (0..p[0].len()).map(|i| lists.of(i)).collect()
+            // Padding included: the transposes of both sifters write the same columns.
+            (0..p[0].len()).map(|i| lists.column_of(i)).collect()
         }
         let all: Vec<Vec<Vec<u32>>> = sifters()
             .into_iter()
