@@ -492,7 +492,7 @@ mod avx512 {
             "the AVX-512 transpose needs AVX-512F"
         );
         assert!(
-            columns.len() % 16 == 0
+            columns.len().is_multiple_of(16)
                 && (0..16).all(|l| start[l] + count[l] <= indices.len()
                     && count[l] * 16 <= columns.len()),
             "column transpose: lists past the rows or the columns"
