@@ -216,10 +216,13 @@ impl<'a, const D: usize> Constraint<'a, D> {
     /// resolved [`Relaxation`](crate::Relaxation), by default [`jacobi_relaxation`],
     /// under `Auto` times `k rho0 / rho_i` where `rho_i > k rho0`, `k` the
     /// [`COMPRESSION_KNEE`]) with
-    /// `C_i = rho_i / rho0 - 1` (clamped at 0 when unilateral), and the number of
-    /// particles within h (itself included).
+    /// `C_i = rho_i / rho0 - 1` (clamped at 0 when unilateral), the number of
+    /// particles within h (itself included) and the walls' share of the constraint
+    /// gradient (`wall_gradient`, which the delta pass at the same positions reads
+    /// instead of computing it again).
     ///
-    /// With `LAMBDA = false` the pass leaves `lambda` as it is and computes only the
+    /// With `LAMBDA = false` the pass leaves `lambda` and `wall_gradient` as they are
+    /// and computes only the
     /// densities and counts (the same bits as the full pass: the kernel sums run in the
     /// same order), skipping the constraint gradients: the solver's last pass of a step,
     /// whose multipliers no position delta would use.
@@ -229,76 +232,82 @@ impl<'a, const D: usize> Constraint<'a, D> {
         density: &mut [f32],
         lambda: &mut [f32],
         count: &mut [f32],
+        wall_gradient: [&mut [f32]; D],
     ) {
         let (kernel, h2) = (self.kernel, self.kernel.h2());
         let scale = self.mass / self.rest_density;
         let self_weight = kernel.poly6(0.0);
-        for_each_chunk(
+        for_each_chunk(([density, lambda, count], wall_gradient), &|start,
+                                                                    (
             [density, lambda, count],
-            &|start, [density, lambda, count]| {
-                L::run(|| {
-                    for_each_group::<L>(start, density.len(), |first, width| {
-                        let zero = L::splat(0.0);
-                        let (mut w_sum, mut grad_sq, mut within) = (zero, zero, zero);
-                        let mut grad_sum = [zero; D];
-                        nb.for_each_slot::<L>(first, |_, x, r2, _| {
-                            w_sum += L::poly6(kernel, r2);
-                            if LAMBDA {
-                                let factor = L::gradient_factor(kernel, r2);
-                                let g: [L; D] = core::array::from_fn(|a| factor * x[a]);
-                                for a in 0..D {
-                                    grad_sum[a] += g[a];
-                                }
-                                grad_sq += norm2(g);
+            mut wall_gradient,
+        )| {
+            L::run(|| {
+                for_each_group::<L>(start, density.len(), |first, width| {
+                    let zero = L::splat(0.0);
+                    let (mut w_sum, mut grad_sq, mut within) = (zero, zero, zero);
+                    let mut grad_sum = [zero; D];
+                    nb.for_each_slot::<L>(first, |_, x, r2, _| {
+                        w_sum += L::poly6(kernel, r2);
+                        if LAMBDA {
+                            let factor = L::gradient_factor(kernel, r2);
+                            let g: [L; D] = core::array::from_fn(|a| factor * x[a]);
+                            for a in 0..D {
+                                grad_sum[a] += g[a];
                             }
-                            within += L::indicator(r2, h2);
-                        });
-                        let (w_sum, within) = (lanes(w_sum, width), lanes(within, width));
-                        let (grad_sq, grad_sum) = if LAMBDA {
-                            (lanes(grad_sq, width), grad_sum.map(|g| lanes(g, width)))
-                        } else {
-                            ([0.0; crate::lists::GROUP], [[0.0; crate::lists::GROUP]; D])
-                        };
-                        for l in 0..width {
-                            let (i, k) = (first + l, first + l - start);
-                            let p: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
-                            let (wall_share, wall_grad) = self.boundary.density_and_gradient(p);
-                            let rho = self.mass * (self_weight + w_sum[l])
-                                + self.rest_density * wall_share;
-                            density[k] = rho;
-                            count[k] = 1.0 + within[l];
-                            if !LAMBDA {
-                                continue;
-                            }
-                            let mut c = rho / self.rest_density - 1.0;
-                            if self.unilateral {
-                                c = c.max(0.0);
-                            }
-                            let grad_i: [f32; D] =
-                                core::array::from_fn(|a| scale * grad_sum[a][l] + wall_grad[a]);
-                            let denominator = pbf_kernels::norm2(grad_i)
-                                + scale * scale * grad_sq[l]
-                                + self.epsilon;
-                            // Compressed, the overshoot grows: scaled down (see
-                            // `compression_scaled`).
-                            let knee = COMPRESSION_KNEE * self.rest_density;
-                            let omega = if self.compression_scaled && rho > knee {
-                                self.relaxation * (knee / rho)
-                            } else {
-                                self.relaxation
-                            };
-                            lambda[k] = -omega * c / denominator;
+                            grad_sq += norm2(g);
                         }
+                        within += L::indicator(r2, h2);
                     });
+                    let (w_sum, within) = (lanes(w_sum, width), lanes(within, width));
+                    let (grad_sq, grad_sum) = if LAMBDA {
+                        (lanes(grad_sq, width), grad_sum.map(|g| lanes(g, width)))
+                    } else {
+                        ([0.0; crate::lists::GROUP], [[0.0; crate::lists::GROUP]; D])
+                    };
+                    for l in 0..width {
+                        let (i, k) = (first + l, first + l - start);
+                        let p: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
+                        let (wall_share, wall_grad) = self.boundary.density_and_gradient(p);
+                        let rho =
+                            self.mass * (self_weight + w_sum[l]) + self.rest_density * wall_share;
+                        density[k] = rho;
+                        count[k] = 1.0 + within[l];
+                        if !LAMBDA {
+                            continue;
+                        }
+                        let mut c = rho / self.rest_density - 1.0;
+                        if self.unilateral {
+                            c = c.max(0.0);
+                        }
+                        for a in 0..D {
+                            wall_gradient[a][k] = wall_grad[a];
+                        }
+                        let grad_i: [f32; D] =
+                            core::array::from_fn(|a| scale * grad_sum[a][l] + wall_grad[a]);
+                        let denominator =
+                            pbf_kernels::norm2(grad_i) + scale * scale * grad_sq[l] + self.epsilon;
+                        // Compressed, the overshoot grows: scaled down (see
+                        // `compression_scaled`).
+                        let knee = COMPRESSION_KNEE * self.rest_density;
+                        let omega = if self.compression_scaled && rho > knee {
+                            self.relaxation * (knee / rho)
+                        } else {
+                            self.relaxation
+                        };
+                        lambda[k] = -omega * c / denominator;
+                    }
                 });
-            },
-        );
+            });
+        });
     }
 
-    /// `nb.quads` must carry `lambda` as their extra value ([`crate::lists::pack`]).
+    /// `nb.quads` must carry `lambda` as their extra value ([`crate::lists::pack`]),
+    /// and `wall_gradient` be the lambda pass's at the same positions.
     ///
     /// For every particle: `p_next = p + dp` with
-    /// `dp_i = (m / rho0) sum_j (lambda_i + lambda_j + s_corr_ij) gradW_ij`, then kept
+    /// `dp_i = (m / rho0) sum_j (lambda_i + lambda_j + s_corr_ij) gradW_ij + lambda_i
+    /// gradC_walls`, then kept
     /// out of the colliders on the side the particle was on (`Collider::project_from`)
     /// and clamped into the domain.
     #[allow(clippy::too_many_arguments)]
@@ -306,6 +315,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
         &self,
         nb: &Neighbourhood<'_, D>,
         lambda: &[f32],
+        wall_gradient: [&[f32]; D],
         next: [&mut [f32]; D],
         colliders: &[Collider<D>],
         domain: &Domain<D>,
@@ -333,9 +343,8 @@ impl<'a, const D: usize> Constraint<'a, D> {
                         let (i, k) = (first + l, first + l - start);
                         debug_assert_eq!(nb.quads[i][D].to_bits(), lambda[i].to_bits());
                         let x: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
-                        let (_, wall_grad) = self.boundary.density_and_gradient(x);
                         let mut p: [f32; D] = core::array::from_fn(|a| {
-                            x[a] + scale * dp[a][l] + lambda[i] * wall_grad[a]
+                            x[a] + scale * dp[a][l] + lambda[i] * wall_gradient[a][i]
                         });
                         // From the current position, which is outside every solid: a
                         // correction never carries a particle through a wall.
@@ -453,9 +462,17 @@ mod tests {
             quads: &quads,
         };
         let (mut density, mut lambda, mut count) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-        constraint.lambda_pass::<L, true>(&nb, &mut density, &mut lambda, &mut count);
+        let mut wall: [Vec<f32>; 3] = core::array::from_fn(|_| vec![0.0; n]);
+        let [w0, w1, w2] = &mut wall;
+        constraint.lambda_pass::<L, true>(&nb, &mut density, &mut lambda, &mut count, [w0, w1, w2]);
         let (mut only, mut kept, mut counted) = (vec![0.0; n], vec![7.0; n], vec![0.0; n]);
-        constraint.lambda_pass::<L, false>(&nb, &mut only, &mut kept, &mut counted);
+        let mut untouched: [Vec<f32>; 3] = core::array::from_fn(|_| vec![5.0; n]);
+        let [u0, u1, u2] = &mut untouched;
+        constraint.lambda_pass::<L, false>(&nb, &mut only, &mut kept, &mut counted, [u0, u1, u2]);
+        // The walls' gradient is only the full pass's output.
+        assert!(untouched.iter().flatten().all(|&g| g == 5.0));
+        // Inside the box of the walls: particles within h of a face see its gradient.
+        assert!(wall.iter().flatten().any(|&g| g != 0.0));
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&only), bits(&density));
         assert_eq!(bits(&counted), bits(&count));

@@ -21,6 +21,9 @@ pub const SPACING: f32 = 0.05;
 /// # Ok::<(), pbf_core::CoreError>(())
 /// ```
 #[derive(Debug, Clone)]
+// The 3D solver's few hundred bytes more (one more axis of each buffer's handle) are
+// not worth a box on every access: a program holds one or two of these.
+#[allow(clippy::large_enum_variant)]
 pub enum AnySolver {
     /// A 2D solver.
     Two(Solver<2>),

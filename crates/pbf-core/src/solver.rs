@@ -153,6 +153,9 @@ pub struct Solver<const D: usize> {
     previous: [Vec<f32>; D],
     lambda: Vec<f32>,
     count: Vec<f32>,
+    /// The walls' share of every particle's constraint gradient, from the lambda pass
+    /// for the delta pass.
+    wall_gradient: [Vec<f32>; D],
     omega: [Vec<f32>; 4],
     scratch: Vec<f32>,
     scratch_ids: Vec<u64>,
@@ -236,6 +239,7 @@ impl<const D: usize> Solver<D> {
             previous: empty(),
             lambda: Vec::new(),
             count: Vec::new(),
+            wall_gradient: core::array::from_fn(|_| Vec::new()),
             omega: empty(),
             scratch: Vec::new(),
             scratch_ids: Vec::new(),
@@ -591,7 +595,10 @@ impl<const D: usize> Solver<D> {
                 a.resize(n, 0.0);
             }
         }
-        for b in [&mut self.lambda, &mut self.count] {
+        for b in [&mut self.lambda, &mut self.count]
+            .into_iter()
+            .chain(self.wall_gradient.iter_mut())
+        {
             b.resize(n, 0.0);
         }
         for b in self.omega.iter_mut() {
@@ -717,6 +724,7 @@ impl<const D: usize> Solver<D> {
                     &mut self.density,
                     &mut self.lambda,
                     &mut self.count,
+                    muts(&mut self.wall_gradient),
                 );
                 break;
             }
@@ -725,6 +733,7 @@ impl<const D: usize> Solver<D> {
                 &mut self.density,
                 &mut self.lambda,
                 &mut self.count,
+                muts(&mut self.wall_gradient),
             );
             if let Some(target) = target
                 && iterations >= min_iterations
@@ -746,6 +755,7 @@ impl<const D: usize> Solver<D> {
             constraint.delta_pass::<L>(
                 &nb,
                 &self.lambda,
+                refs(&self.wall_gradient),
                 muts(&mut self.next),
                 &self.colliders,
                 &self.domain,
@@ -1293,7 +1303,14 @@ impl<const D: usize> Solver<D> {
                 positions: sorted,
                 quads: &quads,
             };
-            constraint.lambda_pass::<L, true>(&nb, &mut density, &mut lambda, &mut count);
+            let mut wall: [Vec<f32>; D] = core::array::from_fn(|_| vec![0.0; n]);
+            constraint.lambda_pass::<L, true>(
+                &nb,
+                &mut density,
+                &mut lambda,
+                &mut count,
+                muts(&mut wall),
+            );
             repack_extra::<D>(&mut quads, &lambda);
             let nb = Neighbourhood {
                 lists,
@@ -1301,7 +1318,7 @@ impl<const D: usize> Solver<D> {
                 quads: &quads,
             };
             let mut next: [Vec<f32>; D] = core::array::from_fn(|_| vec![0.0; n]);
-            constraint.delta_pass::<L>(&nb, &lambda, muts(&mut next), &[], free, 0.0);
+            constraint.delta_pass::<L>(&nb, &lambda, refs(&wall), muts(&mut next), &[], free, 0.0);
             next
         }
         let (lists, at) = (&self.lists, refs(&sorted));
