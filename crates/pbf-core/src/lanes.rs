@@ -13,9 +13,9 @@ use pbf_kernels::{Kernel, TensileCorrection, f32x8};
 pub(crate) trait Lane:
     Copy + Send + Sync + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + AddAssign
 {
-    /// How many neighbours one value holds.
+    /// How many particles one value holds.
     const WIDTH: usize;
-    /// The neighbours' indices of one block.
+    /// The neighbours' indices of one slot: each lane's particle's `k`-th neighbour.
     type Indices: Copy;
     /// Runs a pass body (a chunk of particles) compiled for the instructions this
     /// width needs.

@@ -15,16 +15,21 @@
 //! Two sifters build the same lists, entry for entry (a property test holds them
 //! equal): a portable one, eight candidates at a time through `wide` and a table that
 //! packs the indices of the hits, and one for CPUs with AVX-512F, sixteen at a time with
-//! masked loads and `vpcompressd`, picked at run time. The second is this crate's only
-//! `unsafe` code, kept because it builds the lists 2.2x faster (100k-particle dam
-//! break; see BENCHMARKS.md), and a build costs about as much as a constraint pass.
+//! masked loads and `vpcompressd`, picked at run time (`unsafe` code kept because it
+//! builds the lists 2.2x faster at 100k particles; see BENCHMARKS.md).
 //!
-//! Storage is blocked: the lists of [`BLOCK`] consecutive particles share one index
-//! vector, so blocks are built in parallel without a global prefix sum, and every
-//! vector keeps its capacity between steps (no allocation in steady state).
+//! Storage is blocked and by columns: a sifter writes the lists of [`BLOCK`]
+//! consecutive particles one after the other into a per-thread scratch ([`Rows`]),
+//! which is then transposed into the block's [`ListBlock`]: groups of [`GROUP`]
+//! particles, their `k`-th neighbours side by side, so that a pass runs one particle a
+//! lane ([`Neighbourhood::for_each_slot`]). With AVX-512F the transpose is sixteen
+//! masked loads and a 16 x 16 transpose in registers (`unsafe`, 1.9x less of a step
+//! than the portable loop). Blocks are built in parallel without a global prefix sum,
+//! and every vector keeps its capacity between steps (no allocation in steady state).
 
 use crate::lanes::{Lane, load8, norm2};
 use crate::parallel::for_each_chunk_of;
+use core::sync::atomic::{AtomicUsize, Ordering};
 use pbf_grid::Grid;
 use pbf_kernels::f32x8;
 
@@ -78,6 +83,18 @@ pub(crate) struct Rows {
 }
 
 impl Rows {
+    /// Makes room for a block: `room` indices (at least; the largest any thread has
+    /// needed, so that which thread builds which block does not decide whether a
+    /// later build allocates) and [`BLOCK`] ends.
+    fn reserve(&mut self, room: usize) {
+        if self.indices.len() < room {
+            self.indices.resize(room, 0);
+        }
+        if self.ends.capacity() < BLOCK {
+            self.ends.reserve(BLOCK);
+        }
+    }
+
     /// The list of particle `k` of the block.
     #[inline(always)]
     fn list(&self, k: usize) -> &[u32] {
@@ -186,6 +203,8 @@ pub(crate) struct NeighbourLists {
     sifter: Sifter,
     /// The most candidates a particle may have (see [`Self::set_max_candidates`]).
     max_candidates: Option<usize>,
+    /// The largest scratch of [`Rows`] a build has needed.
+    rows_room: usize,
 }
 
 /// The code that sifts the candidates: both give the same lists, entry for entry.
@@ -260,18 +279,18 @@ impl NeighbourLists {
             self.blocks.resize_with(blocks, ListBlock::default);
         }
         let most = self.max_candidates.unwrap_or(usize::MAX);
+        // The most scratch any thread's rows have needed (see `Rows::reserve`).
+        let rows_room = AtomicUsize::new(self.rows_room.max(BLOCK * per_particle));
         for_each_chunk_of([&mut self.blocks[..blocks]], 1, 1, &|first, [chunk]| {
             ROWS.with_borrow_mut(|rows| {
                 for (b, block) in chunk.iter_mut().enumerate() {
                     let start = (first + b) * BLOCK;
                     let room = BLOCK * per_particle;
-                    if rows.indices.len() < room {
-                        rows.indices.resize(room, 0);
-                    }
-                    // The same room for the columns: a group's longest list is within
-                    // the room as long as every particle's is.
-                    if block.columns.len() < room {
-                        block.columns.resize(room, 0);
+                    rows.reserve(rows_room.load(Ordering::Relaxed));
+                    // The same room for the columns, and a quarter more for the
+                    // padding of the groups (12% in the dam break at 97k).
+                    if block.columns.len() < room + room / 4 {
+                        block.columns.resize(room + room / 4, 0);
                     }
                     let range = start..(start + BLOCK).min(n);
                     rows.overfull = None;
@@ -285,9 +304,11 @@ impl NeighbourLists {
                         }
                     }
                     transpose_block(rows, block, start, range.len(), self.sifter);
+                    rows_room.fetch_max(rows.indices.len(), Ordering::Relaxed);
                 }
             });
         });
+        self.rows_room = rows_room.into_inner();
         match self.blocks[..blocks].iter().find_map(|b| b.overfull) {
             Some((index, candidates)) => Err(Overfull { index, candidates }),
             None => Ok(()),
@@ -498,13 +519,14 @@ mod avx512 {
             "column transpose: lists past the rows or the columns"
         );
         // SAFETY: the CPU has AVX-512F (asserted above); every list lies inside
-        // `indices` and fits the columns (asserted above), which is all the function
-        // relies on.
+        // `indices` (asserted above), the function's one requirement.
         unsafe { transpose_group_avx512(indices, start, count, own, columns) }
     }
 
+    /// # Safety
+    /// The CPU has AVX-512F, and `start[l] + count[l] <= indices.len()` for every lane.
     #[target_feature(enable = "avx512f")]
-    fn transpose_group_avx512(
+    unsafe fn transpose_group_avx512(
         indices: &[u32],
         start: [usize; 16],
         count: [usize; 16],
@@ -523,8 +545,8 @@ mod avx512 {
                 };
                 let fill = _mm512_set1_epi32(own[l] as i32);
                 // SAFETY: the lanes set in `mask` are entries `s0..s0 + left` of list
-                // `l`, all inside `indices` (`start + count <= len`, asserted by the
-                // caller); a masked load touches no other lane. With no lane set the
+                // `l`, all inside `indices` (`start + count <= len`, the function's
+                // safety requirement); a masked load touches no other lane. With no lane set the
                 // pointer is not read (it is at most one past the end).
                 unsafe {
                     let at = indices.as_ptr().add((start[l] + s0).min(indices.len()));
@@ -715,8 +737,9 @@ impl<const D: usize> Neighbourhood<'_, D> {
     /// of call `k` is the `k`-th entry of the list of particle `first + l`, with the
     /// offset `x = p_i - p_j` at the current positions, its squared length and the
     /// neighbour's extra value of the quads (`quads[j][D]`). Lanes past the end of
-    /// their list (or past the particles) carry `x = 0` and `r2 = +inf`, outside every
-    /// support. Every lane walks its list in order, so a sum over the calls adds each
+    /// their list carry `x = 0` (their own index is the padding) and `r2 = +inf`,
+    /// outside every support; lanes past the particles (whose padding is the block's
+    /// last particle) carry `r2 = +inf` too, and their sums are dropped. Every lane walks its list in order, so a sum over the calls adds each
     /// particle's terms in list order, at every width: the sixteen and eight lanes
     /// give the bits of one (`f32`). Load other per-particle values with
     /// [`Lane::gather`].

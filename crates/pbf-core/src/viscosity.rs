@@ -81,8 +81,8 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
     }
 }
 
-/// `1 / density` where the density is positive, else 0 (lanes read past the end of the
-/// arrays as 0, and those lanes are masked anyway).
+/// `1 / density` where the density is positive, else 0 (a lane past the particles
+/// reads a padding particle's density, and its sums are dropped anyway).
 #[inline(always)]
 fn recip<L: Lane>(density: L) -> L {
     L::recip_or_zero(density)
