@@ -19,7 +19,7 @@
 //! builds the lists 2.2x faster at 100k particles; see BENCHMARKS.md).
 //!
 //! Storage is blocked and by columns: a sifter writes the lists of [`BLOCK`]
-//! consecutive particles one after the other into a per-thread scratch ([`Rows`]),
+//! consecutive particles one after the other into the block's scratch ([`Rows`]),
 //! which is then transposed into the block's [`ListBlock`]: groups of [`GROUP`]
 //! particles, their `k`-th neighbours side by side, so that a pass runs one particle a
 //! lane ([`Neighbourhood::for_each_slot`]). With AVX-512F the transpose is sixteen
@@ -29,7 +29,6 @@
 
 use crate::lanes::{Lane, load8, norm2};
 use crate::parallel::for_each_chunk_of;
-use core::sync::atomic::{AtomicUsize, Ordering};
 use pbf_grid::Grid;
 use pbf_kernels::f32x8;
 
@@ -69,7 +68,9 @@ pub(crate) fn max_candidates<const D: usize>(radius: f32, spacing: f32) -> usize
 }
 
 /// The lists of one block of [`BLOCK`] particles as the sifters write them, one after
-/// the other: scratch of one thread ([`ROWS`]), which [`transpose_block`] turns into the
+/// the other: scratch of the block (kept with the block, so that what a build
+/// reallocates depends on the flow alone, not on which thread built which block), which
+/// [`transpose_block`] turns into the
 /// block's [`ListBlock`].
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Rows {
@@ -83,9 +84,7 @@ pub(crate) struct Rows {
 }
 
 impl Rows {
-    /// Makes room for a block: `room` indices (at least; the largest any thread has
-    /// needed, so that which thread builds which block does not decide whether a
-    /// later build allocates) and [`BLOCK`] ends.
+    /// Makes room for a block: `room` indices and [`BLOCK`] ends.
     fn reserve(&mut self, room: usize) {
         if self.indices.len() < room {
             self.indices.resize(room, 0);
@@ -101,11 +100,6 @@ impl Rows {
         let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
         &self.indices[start..self.ends[k] as usize]
     }
-}
-
-std::thread_local! {
-    /// Every build thread's [`Rows`], kept (with their capacity) between builds.
-    static ROWS: core::cell::RefCell<Rows> = core::cell::RefCell::default();
 }
 
 /// Particles per column group of a [`ListBlock`]: the widest lanes the passes run.
@@ -128,6 +122,8 @@ pub(crate) struct ListBlock {
     counts: Vec<u32>,
     /// As [`Rows::overfull`].
     overfull: Option<(usize, usize)>,
+    /// The sifter's scratch for this block.
+    rows: Rows,
 }
 
 /// Writes `rows`, the lists of the particles `first..first + len`, into `block` by
@@ -203,8 +199,6 @@ pub(crate) struct NeighbourLists {
     sifter: Sifter,
     /// The most candidates a particle may have (see [`Self::set_max_candidates`]).
     max_candidates: Option<usize>,
-    /// The largest scratch of [`Rows`] a build has needed.
-    rows_room: usize,
 }
 
 /// The code that sifts the candidates: both give the same lists, entry for entry.
@@ -279,36 +273,34 @@ impl NeighbourLists {
             self.blocks.resize_with(blocks, ListBlock::default);
         }
         let most = self.max_candidates.unwrap_or(usize::MAX);
-        // The most scratch any thread's rows have needed (see `Rows::reserve`).
-        let rows_room = AtomicUsize::new(self.rows_room.max(BLOCK * per_particle));
         for_each_chunk_of([&mut self.blocks[..blocks]], 1, 1, &|first, [chunk]| {
-            ROWS.with_borrow_mut(|rows| {
-                for (b, block) in chunk.iter_mut().enumerate() {
-                    let start = (first + b) * BLOCK;
-                    let room = BLOCK * per_particle;
-                    rows.reserve(rows_room.load(Ordering::Relaxed));
-                    // The same room for the columns, and a quarter more for the
-                    // padding of the groups (12% in the dam break at 97k).
-                    if block.columns.len() < room + room / 4 {
-                        block.columns.resize(room + room / 4, 0);
-                    }
-                    let range = start..(start + BLOCK).min(n);
-                    rows.overfull = None;
-                    match self.sifter {
-                        Sifter::Portable => {
-                            fill_block(rows, grid, positions, h2, range.clone(), most);
-                        }
-                        #[cfg(target_arch = "x86_64")]
-                        Sifter::Avx512 => {
-                            avx512::fill_block(rows, grid, positions, h2, range.clone(), most);
-                        }
-                    }
-                    transpose_block(rows, block, start, range.len(), self.sifter);
-                    rows_room.fetch_max(rows.indices.len(), Ordering::Relaxed);
+            for (b, block) in chunk.iter_mut().enumerate() {
+                let start = (first + b) * BLOCK;
+                let room = BLOCK * per_particle;
+                // Taken out for the build (no allocation: an empty `Rows` holds
+                // none) and put back with its capacity.
+                let rows = &mut core::mem::take(&mut block.rows);
+                rows.reserve(room);
+                // The same room for the columns, and a quarter more for the
+                // padding of the groups (12% in the dam break at 97k).
+                if block.columns.len() < room + room / 4 {
+                    block.columns.resize(room + room / 4, 0);
                 }
-            });
+                let range = start..(start + BLOCK).min(n);
+                rows.overfull = None;
+                match self.sifter {
+                    Sifter::Portable => {
+                        fill_block(rows, grid, positions, h2, range.clone(), most);
+                    }
+                    #[cfg(target_arch = "x86_64")]
+                    Sifter::Avx512 => {
+                        avx512::fill_block(rows, grid, positions, h2, range.clone(), most);
+                    }
+                }
+                transpose_block(rows, block, start, range.len(), self.sifter);
+                block.rows = core::mem::take(rows);
+            }
         });
-        self.rows_room = rows_room.into_inner();
         match self.blocks[..blocks].iter().find_map(|b| b.overfull) {
             Some((index, candidates)) => Err(Overfull { index, candidates }),
             None => Ok(()),
