@@ -93,13 +93,6 @@ impl Rows {
             self.ends.reserve(BLOCK);
         }
     }
-
-    /// The list of particle `k` of the block.
-    #[inline(always)]
-    fn list(&self, k: usize) -> &[u32] {
-        let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
-        &self.indices[start..self.ends[k] as usize]
-    }
 }
 
 /// Particles per column group of a [`ListBlock`]: the widest lanes the passes run.
@@ -135,20 +128,8 @@ fn transpose_block(rows: &Rows, block: &mut ListBlock, first: usize, len: usize,
     block.slot_ends.clear();
     let mut slots = 0usize;
     for g in 0..len.div_ceil(GROUP) {
-        let lanes = g * GROUP..((g + 1) * GROUP).min(len);
-        let mut most = 0;
-        for k in lanes.clone() {
-            let count = rows.list(k).len();
-            block.counts[k] = count as u32;
-            most = most.max(count);
-        }
-        let needed = (slots + most) * GROUP;
-        if block.columns.len() < needed {
-            // Half again as much, as the rows do.
-            block.columns.resize(needed + needed / 2, 0);
-        }
-        let columns = &mut block.columns[slots * GROUP..needed];
-        // Slot by slot, so that every slot is one full sixteen-entry store.
+        // Where each lane's list starts in the rows and how long it is; past the
+        // particles, an empty list padded with the block's last particle.
         let mut start = [0usize; GROUP];
         let mut count = [0usize; GROUP];
         let mut own = [0u32; GROUP];
@@ -157,9 +138,18 @@ fn transpose_block(rows: &Rows, block: &mut ListBlock, first: usize, len: usize,
             own[lane] = (first + k.min(len - 1)) as u32;
             if k < len {
                 start[lane] = if k == 0 { 0 } else { rows.ends[k - 1] as usize };
-                count[lane] = block.counts[k] as usize;
+                count[lane] = rows.ends[k] as usize - start[lane];
+                block.counts[k] = count[lane] as u32;
             }
         }
+        let most = count.iter().copied().max().unwrap_or(0);
+        let needed = (slots + most) * GROUP;
+        if block.columns.len() < needed {
+            // Half again as much, as the rows do.
+            block.columns.resize(needed + needed / 2, 0);
+        }
+        // Slot by slot, so that every slot is one full sixteen-entry store.
+        let columns = &mut block.columns[slots * GROUP..needed];
         match sifter {
             Sifter::Portable => {
                 for (s, slot) in columns.chunks_exact_mut(GROUP).enumerate() {
