@@ -29,8 +29,6 @@ pub(crate) trait Lane:
     /// The four values of `quads[indices[lane]]`, as four lane vectors (a transpose:
     /// one load of sixteen bytes per neighbour instead of four gathered loads).
     fn gather4(quads: &[[f32; 4]], indices: &Self::Indices) -> [Self; 4];
-    /// `r2` with the lanes at `remaining..` set to +inf (outside every support).
-    fn mask_tail(r2: Self, remaining: usize) -> Self;
     /// The values `s[start..start + WIDTH]`, 0 past the end of `s`.
     fn load(s: &[f32], start: usize) -> Self;
     /// The block of `column[..WIDTH]`.
@@ -159,10 +157,6 @@ impl Lane for f32 {
         quads[*index as usize]
     }
     #[inline(always)]
-    fn mask_tail(r2: Self, _remaining: usize) -> Self {
-        r2
-    }
-    #[inline(always)]
     fn load(s: &[f32], start: usize) -> Self {
         s.get(start).copied().unwrap_or(0.0)
     }
@@ -243,8 +237,6 @@ impl Lane for f32 {
     }
 }
 
-const LANE_INDEX: [f32; 8] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];
-
 impl Lane for f32x8 {
     const WIDTH: usize = 8;
     type Indices = [u32; 8];
@@ -270,15 +262,6 @@ impl Lane for f32x8 {
                     quads[indices[l] as usize][c]
                 }))
             })
-        }
-    }
-    #[inline(always)]
-    fn mask_tail(r2: Self, remaining: usize) -> Self {
-        if remaining >= 8 {
-            r2
-        } else {
-            let keep = f32x8::from(LANE_INDEX).simd_lt(f32x8::splat(remaining as f32));
-            keep.select(r2, f32x8::splat(f32::INFINITY))
         }
     }
     #[inline(always)]
@@ -357,15 +340,6 @@ mod tests {
             [1.5, 9.5, 0.0, 0.0, 3.5, 4.0, 1.0, 5.5]
         );
         assert_eq!(<f32 as Lane>::gather(&s, &3), 1.5);
-    }
-
-    #[test]
-    fn tail_mask_moves_lanes_outside_the_support() {
-        let r2 = f32x8::splat(0.5);
-        let m = <f32x8 as Lane>::mask_tail(r2, 3).to_array();
-        assert_eq!(&m[..3], &[0.5; 3]);
-        assert!(m[3..].iter().all(|v| v.is_infinite()));
-        assert_eq!(<f32x8 as Lane>::mask_tail(r2, 8).to_array(), [0.5; 8]);
     }
 
     #[test]

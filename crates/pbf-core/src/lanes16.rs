@@ -270,16 +270,6 @@ impl Lane for F32x16 {
         }
     }
     #[inline(always)]
-    fn mask_tail(r2: Self, remaining: usize) -> Self {
-        if remaining >= 16 {
-            r2
-        } else {
-            // SAFETY: see the module documentation.
-            let inf = unsafe { _mm512_set1_ps(f32::INFINITY) };
-            Self(unsafe { _mm512_mask_blend_ps(first(remaining), inf, r2.0) })
-        }
-    }
-    #[inline(always)]
     fn load(s: &[f32], start: usize) -> Self {
         let rest = s.get(start..).unwrap_or(&[]);
         // SAFETY: the lanes set in the mask are the first `min(16, rest.len())`, all
@@ -404,9 +394,6 @@ mod tests {
         let neg = F32x16::run(|| lanes(-from(v)));
         assert_eq!(neg[4].to_bits(), (-0.0f32).to_bits());
         assert_eq!(neg[0], 4.0);
-        let tail = F32x16::run(|| lanes(<F32x16 as Lane>::mask_tail(from(v), 3)));
-        assert_eq!(&tail[..3], &v[..3]);
-        assert!(tail[3..].iter().all(|t| t.is_infinite()));
         // A load past the end reads zeros, and touches nothing beyond the slice.
         let loaded = F32x16::run(|| lanes(<F32x16 as Lane>::load(&v[..10], 4)));
         assert_eq!(&loaded[..6], &v[4..10]);

@@ -362,6 +362,15 @@ const COMPRESS: [[u32; 8]; 256] = {
     table
 };
 
+/// The 8-bit mask of the first `remaining` lanes (all eight from 8 on).
+fn tail_bits(remaining: usize) -> u32 {
+    if remaining >= 8 {
+        0xff
+    } else {
+        (1 << remaining) - 1
+    }
+}
+
 /// The candidate ranges of particle `i` in `cell`, after making room in `block` for
 /// all of them past `used`, plus `surplus` entries that a sifter writes past the hits;
 /// `None` (and the block marked overfull) when they are more than `limit`.
@@ -417,8 +426,9 @@ fn fill_block<const D: usize>(
             let mut j = start;
             while j < end {
                 let x: [f32x8; D] = core::array::from_fn(|a| xi[a] - load8(positions[a], j));
-                let r2 = <f32x8 as Lane>::mask_tail(norm2(x), end - j);
-                let mut bits = r2.simd_lt(limit).to_bitmask();
+                // Lanes past the candidates' end (the next cell's particles, or the
+                // zeros past the arrays) are dropped from the mask.
+                let mut bits = norm2(x).simd_lt(limit).to_bitmask() & tail_bits(end - j);
                 let own = i.wrapping_sub(j);
                 if own < 8 {
                     bits &= !(1 << own);
@@ -767,6 +777,15 @@ pub(crate) fn for_each_group<L: Lane>(start: usize, len: usize, mut f: impl FnMu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tail_bits_keep_the_first_lanes() {
+        assert_eq!(tail_bits(0), 0);
+        assert_eq!(tail_bits(3), 0b111);
+        assert_eq!(tail_bits(7), 0x7f);
+        assert_eq!(tail_bits(8), 0xff);
+        assert_eq!(tail_bits(100), 0xff);
+    }
 
     fn cloud(n: usize, seed: u64) -> [Vec<f32>; 3] {
         let mut state = seed;
