@@ -326,6 +326,12 @@ impl NeighbourLists {
         (columns.unwrap_or(&[]), slots, &block.counts[k..k + width])
     }
 
+    /// Whether `j` is in the list of particle `i`.
+    pub(crate) fn contains(&self, i: usize, j: u32) -> bool {
+        let (columns, _, counts) = self.group(i, 1);
+        (0..counts[0] as usize).any(|s| columns[s * GROUP] == j)
+    }
+
     /// The column of particle `i` over all the slots of its group: its list, then its
     /// own index as padding.
     #[cfg(test)]
