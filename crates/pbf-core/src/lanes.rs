@@ -42,8 +42,6 @@ pub(crate) trait Lane:
     fn store(self, out: &mut [f32]);
     /// 1 where `r2 < h2`, else 0.
     fn indicator(r2: Self, h2: f32) -> Self;
-    /// `1 / self` where `self > 0`, else 0.
-    fn recip_or_zero(self) -> Self;
     fn poly6<const D: usize>(k: &Kernel<D>, r2: Self) -> Self;
     fn gradient_factor<const D: usize>(k: &Kernel<D>, r2: Self) -> Self;
     fn s_corr(t: &TensileCorrection, w: Self) -> Self;
@@ -80,15 +78,6 @@ macro_rules! simd_lane_terms {
             <Self as pbf_kernels::SimdF32>::select(
                 pbf_kernels::SimdF32::lt(r2, s(h2)),
                 s(1.0),
-                s(0.0),
-            )
-        }
-        #[inline(always)]
-        fn recip_or_zero(self) -> Self {
-            let s = <Self as pbf_kernels::SimdF32>::splat;
-            <Self as pbf_kernels::SimdF32>::select(
-                pbf_kernels::SimdF32::gt(self, s(0.0)),
-                s(1.0) / self,
                 s(0.0),
             )
         }
@@ -185,10 +174,6 @@ impl Lane for f32 {
         } else {
             0.0
         }
-    }
-    #[inline(always)]
-    fn recip_or_zero(self) -> Self {
-        if self > 0.0 { 1.0 / self } else { 0.0 }
     }
     #[inline(always)]
     fn poly6<const D: usize>(k: &Kernel<D>, r2: Self) -> Self {

@@ -683,6 +683,32 @@ pub(crate) fn pack<const D: usize>(
     pack_with(quads, positions, |i| extra[i]);
 }
 
+/// As [`pack`], with every particle's volume ([`volume`]) as the extra value: the
+/// weight of a neighbour in the XSPH, curl and confinement passes, divided once per
+/// particle rather than once per pair (the same bits either way).
+pub(crate) fn pack_volumes<const D: usize>(
+    quads: &mut Vec<[f32; 4]>,
+    positions: [&[f32]; D],
+    density: &[f32],
+    mass: f32,
+) {
+    assert!(
+        density.len() == positions[0].len(),
+        "pack: the density of every particle"
+    );
+    pack_with(quads, positions, |i| volume(mass, density[i]));
+}
+
+/// A particle's volume `m / rho`, 0 where the density is not positive (a particle no
+/// pass has seen yet).
+pub(crate) fn volume(mass: f32, density: f32) -> f32 {
+    if density > 0.0 {
+        mass * (1.0 / density)
+    } else {
+        0.0
+    }
+}
+
 /// Packs the `D` components of a vector field into the first `D` floats of every quad
 /// (the rest 0), for passes that gather a neighbour's vector as one sixteen-byte load
 /// ([`Lane::gather4`]) instead of `D` scalar gathers. Resizes `quads` to the particle

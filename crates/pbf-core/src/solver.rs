@@ -7,7 +7,8 @@ use crate::diagnostics::{PhaseTimes, StepDiagnostics};
 use crate::emitter::Emitter;
 use crate::lanes::Lane;
 use crate::lists::{
-    NeighbourLists, Neighbourhood, Overfull, max_candidates, pack, repack_extra, room_per_particle,
+    NeighbourLists, Neighbourhood, Overfull, max_candidates, pack, pack_volumes, repack_extra,
+    room_per_particle,
 };
 use crate::parallel::{MIN_CHUNK, deterministic_sum, for_each_chunk, max_of};
 use crate::{
@@ -852,7 +853,12 @@ impl<const D: usize> Solver<D> {
         }
         let vorticity_on = self.params.vorticity_rel() > 0.0;
         {
-            pack(&mut self.quads, refs(&self.predicted), &self.density);
+            pack_volumes(
+                &mut self.quads,
+                refs(&self.predicted),
+                &self.density,
+                self.params.mass(),
+            );
             let nb = Neighbourhood {
                 lists: &self.lists,
                 positions: refs(&self.predicted),
@@ -864,9 +870,7 @@ impl<const D: usize> Solver<D> {
             viscosity::xsph_and_curl::<L, D>(
                 &nb,
                 &self.kernel,
-                self.params.mass(),
                 self.params.xsph_per_step(),
-                &self.density,
                 refs(&self.velocities),
                 &mut self.velocity_quads,
                 muts(&mut self.next),
@@ -877,9 +881,7 @@ impl<const D: usize> Solver<D> {
                 vorticity::confinement::<L, D>(
                     &nb,
                     &self.kernel,
-                    self.params.mass(),
                     self.params.vorticity_epsilon(),
-                    &self.density,
                     refs(&self.omega),
                     muts(&mut self.force),
                 );

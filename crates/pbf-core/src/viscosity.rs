@@ -6,7 +6,8 @@ use crate::lists::{Neighbourhood, for_each_group};
 use crate::parallel::for_each_chunk;
 use pbf_kernels::Kernel;
 
-/// `nb.quads` must carry `density` as their extra value ([`crate::lists::pack`]);
+/// `nb.quads` must carry the volumes `m / rho` as their extra value
+/// ([`crate::lists::pack_volumes`]);
 /// `packed` is scratch that keeps its capacity between calls (the velocities are packed
 /// into it as quads, one load per neighbour).
 ///
@@ -17,9 +18,7 @@ use pbf_kernels::Kernel;
 pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
     nb: &Neighbourhood<'_, D>,
     kernel: &Kernel<D>,
-    mass: f32,
     c: f32,
-    density: &[f32],
     velocity: [&[f32]; D],
     packed: &mut Vec<[f32; 4]>,
     next: [&mut [f32]; D],
@@ -36,8 +35,7 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
                     let mut xsph = [zero; D];
                     let mut curl = [zero; 3];
                     let want_curl = omega.is_some();
-                    nb.for_each_slot::<L>(first, |j, x, r2, density_j| {
-                        let volume = L::splat(mass) * recip(density_j);
+                    nb.for_each_slot::<L>(first, |j, x, r2, volume| {
                         let vj = L::gather4(packed, j);
                         let dv: [L; D] = core::array::from_fn(|a| vj[a] - vi[a]);
                         let w = L::poly6(kernel, r2);
@@ -58,7 +56,6 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
                     let curl = curl.map(|v| lanes(v, width));
                     for l in 0..width {
                         let (i, k) = (first + l, first + l - start);
-                        debug_assert_eq!(nb.quads[i][D].to_bits(), density[i].to_bits());
                         for a in 0..D {
                             next[a][k] = velocity[a][i] + c * xsph[a][l];
                         }
@@ -79,13 +76,6 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
         }),
         None => for_each_chunk(next, &|start, mut next| body(start, &mut next, None)),
     }
-}
-
-/// `1 / density` where the density is positive, else 0 (a lane past the particles
-/// reads a padding particle's density, and its sums are dropped anyway).
-#[inline(always)]
-fn recip<L: Lane>(density: L) -> L {
-    L::recip_or_zero(density)
 }
 
 #[cfg(test)]
@@ -143,7 +133,7 @@ mod tests {
             });
         }
         let mut quads = Vec::new();
-        crate::lists::pack(&mut quads, [&pos[0], &pos[1], &pos[2]], &density);
+        crate::lists::pack_volumes(&mut quads, [&pos[0], &pos[1], &pos[2]], &density, mass);
         let nb = Neighbourhood {
             lists: &lists,
             positions: [&pos[0], &pos[1], &pos[2]],
@@ -157,9 +147,7 @@ mod tests {
             xsph_and_curl::<L, 3>(
                 &nb,
                 &kernel,
-                mass,
                 0.5,
-                &density,
                 [&vel[0], &vel[1], &vel[2]],
                 &mut Vec::new(),
                 [n0, n1, n2],

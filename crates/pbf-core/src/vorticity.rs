@@ -6,7 +6,8 @@ use crate::lists::{Neighbourhood, for_each_group};
 use crate::parallel::for_each_chunk;
 use pbf_kernels::Kernel;
 
-/// `nb.quads` must carry `density` as their extra value ([`crate::lists::pack`]).
+/// `nb.quads` must carry the volumes `m / rho` as their extra value
+/// ([`crate::lists::pack_volumes`]).
 ///
 /// For every particle, from the curl `omega` (three components and the magnitude):
 /// `eta_i = sum_j (m / rho_j)(|omega_j| - |omega_i|) gradW_ij`, `N = eta / |eta|`, and
@@ -16,9 +17,7 @@ use pbf_kernels::Kernel;
 pub(crate) fn confinement<L: Lane, const D: usize>(
     nb: &Neighbourhood<'_, D>,
     kernel: &Kernel<D>,
-    mass: f32,
     epsilon: f32,
-    density: &[f32],
     omega: [&[f32]; 4],
     force: [&mut [f32]; D],
 ) {
@@ -27,8 +26,7 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
             for_each_group::<L>(start, force[0].len(), |first, width| {
                 let magnitude_i = L::load(omega[3], first);
                 let mut eta = [L::splat(0.0); D];
-                nb.for_each_slot::<L>(first, |j, x, r2, density_j| {
-                    let volume = L::splat(mass) * L::recip_or_zero(density_j);
+                nb.for_each_slot::<L>(first, |j, x, r2, volume| {
                     let d_magnitude = L::gather(omega[3], j) - magnitude_i;
                     let factor = L::gradient_factor(kernel, r2);
                     let grad: [L; D] = core::array::from_fn(|a| factor * x[a]);
@@ -40,7 +38,6 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
                 let eta = eta.map(|v| lanes(v, width));
                 for l in 0..width {
                     let (i, k) = (first + l, first + l - start);
-                    debug_assert_eq!(nb.quads[i][D].to_bits(), density[i].to_bits());
                     let eta: [f32; D] = core::array::from_fn(|a| eta[a][l]);
                     let len = pbf_kernels::norm2(eta).sqrt();
                     let f = if len > 0.0 && len.is_finite() {
