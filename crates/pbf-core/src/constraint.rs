@@ -210,6 +210,19 @@ impl<'a, const D: usize> Constraint<'a, D> {
         }
     }
 
+    /// The density of a particle at `p` whose neighbours within h add up `w_sum` of
+    /// poly6 (itself not included): `m (W(0) + w_sum) + rho0 Phi(walls)`, and the
+    /// walls' share of its constraint gradient. The lambda pass and the XSPH pass
+    /// ([`crate::viscosity::xsph_and_curl`]) both end with it, so that the same sums
+    /// give the same bits.
+    #[inline]
+    pub(crate) fn density_at(&self, p: [f32; D], w_sum: f32) -> (f32, [f32; D]) {
+        let (wall_share, wall_grad) = self.boundary.density_and_gradient(p);
+        let self_weight = self.kernel.poly6(0.0);
+        let rho = self.mass * (self_weight + w_sum) + self.rest_density * wall_share;
+        (rho, wall_grad)
+    }
+
     /// For every particle: the density `rho_i = m sum_j W_ij + rho0 Phi(walls)` (j = i
     /// included, as `W(0)`; see [`crate::boundary`] for the walls' share), the
     /// multiplier `lambda_i = -omega C_i / (sum_k |grad_k C_i|^2 + eps)` (`omega`: the
@@ -220,13 +233,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
     /// particles within h (itself included) and the walls' share of the constraint
     /// gradient (`wall_gradient`, which the delta pass at the same positions reads
     /// instead of computing it again).
-    ///
-    /// With `LAMBDA = false` the pass leaves `lambda` and `wall_gradient` as they are
-    /// and computes only the
-    /// densities and counts (the same bits as the full pass: the kernel sums run in the
-    /// same order), skipping the constraint gradients: the solver's last pass of a step,
-    /// whose multipliers no position delta would use.
-    pub(crate) fn lambda_pass<L: Lane, const LAMBDA: bool>(
+    pub(crate) fn lambda_pass<L: Lane>(
         &self,
         nb: &Neighbourhood<'_, D>,
         density: &mut [f32],
@@ -236,7 +243,6 @@ impl<'a, const D: usize> Constraint<'a, D> {
     ) {
         let (kernel, h2) = (self.kernel, self.kernel.h2());
         let scale = self.mass / self.rest_density;
-        let self_weight = kernel.poly6(0.0);
         for_each_chunk(([density, lambda, count], wall_gradient), &|start,
                                                                     (
             [density, lambda, count],
@@ -249,33 +255,23 @@ impl<'a, const D: usize> Constraint<'a, D> {
                     let mut grad_sum = [zero; D];
                     nb.for_each_slot::<L>(first, |_, x, r2, _| {
                         w_sum += L::poly6(kernel, r2);
-                        if LAMBDA {
-                            let factor = L::gradient_factor(kernel, r2);
-                            let g: [L; D] = core::array::from_fn(|a| factor * x[a]);
-                            for a in 0..D {
-                                grad_sum[a] += g[a];
-                            }
-                            grad_sq += norm2(g);
+                        let factor = L::gradient_factor(kernel, r2);
+                        let g: [L; D] = core::array::from_fn(|a| factor * x[a]);
+                        for a in 0..D {
+                            grad_sum[a] += g[a];
                         }
+                        grad_sq += norm2(g);
                         within += L::indicator(r2, h2);
                     });
                     let (w_sum, within) = (lanes(w_sum, width), lanes(within, width));
-                    let (grad_sq, grad_sum) = if LAMBDA {
-                        (lanes(grad_sq, width), grad_sum.map(|g| lanes(g, width)))
-                    } else {
-                        ([0.0; crate::lists::GROUP], [[0.0; crate::lists::GROUP]; D])
-                    };
+                    let (grad_sq, grad_sum) =
+                        (lanes(grad_sq, width), grad_sum.map(|g| lanes(g, width)));
                     for l in 0..width {
                         let (i, k) = (first + l, first + l - start);
                         let p: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
-                        let (wall_share, wall_grad) = self.boundary.density_and_gradient(p);
-                        let rho =
-                            self.mass * (self_weight + w_sum[l]) + self.rest_density * wall_share;
+                        let (rho, wall_grad) = self.density_at(p, w_sum[l]);
                         density[k] = rho;
                         count[k] = 1.0 + within[l];
-                        if !LAMBDA {
-                            continue;
-                        }
                         let mut c = rho / self.rest_density - 1.0;
                         if self.unilateral {
                             c = c.max(0.0);
@@ -414,11 +410,11 @@ mod tests {
         }
     }
 
-    /// The density-only pass gives the full pass's densities and counts, bit for bit,
-    /// and leaves the multipliers alone.
-    fn density_only_matches<L: Lane>() {
+    /// The XSPH pass gives the lambda pass's densities and counts at the same
+    /// positions, bit for bit (the solver's last pass of a step computes them).
+    fn xsph_densities_match<L: Lane>() {
         use crate::boundary::WallTables;
-        use crate::lists::{NeighbourLists, pack};
+        use crate::lists::{NeighbourLists, pack, pack_volumes};
         let params = Params::<3>::builder(0.05).build().unwrap();
         let h = params.kernel_radius();
         let kernel = Kernel::<3>::new(h).unwrap();
@@ -464,36 +460,51 @@ mod tests {
         let (mut density, mut lambda, mut count) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
         let mut wall: [Vec<f32>; 3] = core::array::from_fn(|_| vec![0.0; n]);
         let [w0, w1, w2] = &mut wall;
-        constraint.lambda_pass::<L, true>(&nb, &mut density, &mut lambda, &mut count, [w0, w1, w2]);
-        let (mut only, mut kept, mut counted) = (vec![0.0; n], vec![7.0; n], vec![0.0; n]);
-        let mut untouched: [Vec<f32>; 3] = core::array::from_fn(|_| vec![5.0; n]);
-        let [u0, u1, u2] = &mut untouched;
-        constraint.lambda_pass::<L, false>(&nb, &mut only, &mut kept, &mut counted, [u0, u1, u2]);
-        // The walls' gradient is only the full pass's output.
-        assert!(untouched.iter().flatten().all(|&g| g == 5.0));
-        // Inside the box of the walls: particles within h of a face see its gradient.
+        constraint.lambda_pass::<L>(&nb, &mut density, &mut lambda, &mut count, [w0, w1, w2]);
+        // XSPH weighs by other volumes (here half the true ones) and velocities: the
+        // densities come from the kernel sums alone.
+        let halved: Vec<f32> = density.iter().map(|d| 2.0 * d).collect();
+        pack_volumes(&mut quads, at, &halved, params.mass());
+        let nb = Neighbourhood {
+            lists: &lists,
+            positions: at,
+            quads: &quads,
+        };
+        let velocity: [Vec<f32>; 3] =
+            core::array::from_fn(|a| (0..n).map(|i| (i * (a + 2) % 7) as f32).collect());
+        let mut next: [Vec<f32>; 3] = core::array::from_fn(|_| vec![0.0; n]);
+        let (mut xsph_density, mut xsph_count) = (vec![0.0; n], vec![0.0; n]);
+        let [n0, n1, n2] = &mut next;
+        crate::viscosity::xsph_and_curl::<L, 3>(
+            &nb,
+            &constraint,
+            0.5,
+            [&velocity[0], &velocity[1], &velocity[2]],
+            &mut Vec::new(),
+            [n0, n1, n2],
+            [&mut xsph_density, &mut xsph_count],
+            None,
+        );
+        // Inside the box of the walls: particles within h of a face see its share.
         assert!(wall.iter().flatten().any(|&g| g != 0.0));
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(&only), bits(&density));
-        assert_eq!(bits(&counted), bits(&count));
-        assert!(
-            kept.iter().all(|&l| l == 7.0),
-            "the multipliers were written"
-        );
+        assert_eq!(bits(&xsph_density), bits(&density));
+        assert_eq!(bits(&xsph_count), bits(&count));
         assert!(
             lambda.iter().any(|&l| l != 0.0),
             "the scene has no compressed particle"
         );
         assert!(density.iter().all(|&d| d > 0.0));
+        assert!(next[0] != velocity[0], "XSPH changed no velocity");
     }
 
     #[test]
-    fn the_density_only_pass_gives_the_full_passes_densities() {
-        density_only_matches::<f32>();
-        density_only_matches::<pbf_kernels::f32x8>();
+    fn the_xsph_pass_gives_the_lambda_passes_densities() {
+        xsph_densities_match::<f32>();
+        xsph_densities_match::<pbf_kernels::f32x8>();
         #[cfg(target_arch = "x86_64")]
         if crate::lanes16::available() {
-            density_only_matches::<crate::lanes16::F32x16>();
+            xsph_densities_match::<crate::lanes16::F32x16>();
         }
     }
 

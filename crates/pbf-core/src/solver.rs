@@ -711,6 +711,11 @@ impl<const D: usize> Solver<D> {
                     searches += 1;
                 }
             }
+            if iterations >= max_iterations {
+                // The lists hold the final positions: the XSPH pass below computes
+                // their densities.
+                break;
+            }
             let constraint = Constraint::new(
                 &self.params,
                 &self.kernel,
@@ -730,18 +735,7 @@ impl<const D: usize> Solver<D> {
                 positions: refs(&self.predicted),
                 quads: &self.quads,
             };
-            if iterations >= max_iterations {
-                // The step's densities: no position delta follows to use a lambda.
-                constraint.lambda_pass::<L, false>(
-                    &nb,
-                    &mut self.density,
-                    &mut self.lambda,
-                    &mut self.count,
-                    muts(&mut self.wall_gradient),
-                );
-                break;
-            }
-            constraint.lambda_pass::<L, true>(
+            constraint.lambda_pass::<L>(
                 &nb,
                 &mut self.density,
                 &mut self.lambda,
@@ -853,6 +847,9 @@ impl<const D: usize> Solver<D> {
         }
         let vorticity_on = self.params.vorticity_rel() > 0.0;
         {
+            // XSPH and the curl weigh the neighbours by the volumes of the last lambda
+            // pass; the pass computes the densities at the final positions, which the
+            // confinement then uses.
             pack_volumes(
                 &mut self.quads,
                 refs(&self.predicted),
@@ -864,20 +861,43 @@ impl<const D: usize> Solver<D> {
                 positions: refs(&self.predicted),
                 quads: &self.quads,
             };
+            let constraint = Constraint::new(
+                &self.params,
+                &self.kernel,
+                &self.tensile,
+                self.relaxation,
+                Boundary {
+                    domain: &self.domain,
+                    colliders: &self.colliders,
+                    tables: &self.walls,
+                },
+            );
             let mut omega = self.omega.iter_mut();
             let omega: [&mut [f32]; 4] =
                 core::array::from_fn(|_| omega.next().expect("4").as_mut_slice());
             viscosity::xsph_and_curl::<L, D>(
                 &nb,
-                &self.kernel,
+                &constraint,
                 self.params.xsph_per_step(),
                 refs(&self.velocities),
                 &mut self.velocity_quads,
                 muts(&mut self.next),
+                [&mut self.density, &mut self.count],
                 vorticity_on.then_some(omega),
             );
             core::mem::swap(&mut self.velocities, &mut self.next);
             if vorticity_on {
+                pack_volumes(
+                    &mut self.quads,
+                    refs(&self.predicted),
+                    &self.density,
+                    self.params.mass(),
+                );
+                let nb = Neighbourhood {
+                    lists: &self.lists,
+                    positions: refs(&self.predicted),
+                    quads: &self.quads,
+                };
                 vorticity::confinement::<L, D>(
                     &nb,
                     &self.kernel,
@@ -1378,7 +1398,7 @@ impl<const D: usize> Solver<D> {
                 quads: &quads,
             };
             let mut wall: [Vec<f32>; D] = core::array::from_fn(|_| vec![0.0; n]);
-            constraint.lambda_pass::<L, true>(
+            constraint.lambda_pass::<L>(
                 &nb,
                 &mut density,
                 &mut lambda,

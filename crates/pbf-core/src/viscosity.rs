@@ -1,10 +1,10 @@
 //! XSPH viscosity (Macklin & Müller 2013, eq. 17), fused with the curl that vorticity
 //! confinement needs, since both read the same neighbours and velocities.
 
+use crate::constraint::Constraint;
 use crate::lanes::{Lane, lanes};
 use crate::lists::{Neighbourhood, for_each_group};
 use crate::parallel::for_each_chunk;
-use pbf_kernels::Kernel;
 
 /// `nb.quads` must carry the volumes `m / rho` as their extra value
 /// ([`crate::lists::pack_volumes`]);
@@ -13,68 +13,90 @@ use pbf_kernels::Kernel;
 ///
 /// One pass over the neighbours: `v_next_i = v_i + c sum_j (m / rho_j)(v_j - v_i) W_ij`
 /// and, when `omega` is given, the curl
-/// `omega_i = sum_j (m / rho_j) gradW_ij x (v_j - v_i)` and its magnitude.
+/// `omega_i = sum_j (m / rho_j) gradW_ij x (v_j - v_i)` and its magnitude. From the
+/// same kernel sums, every particle's density and count of particles within h (itself
+/// included) into `densities`, as the lambda pass of `constraint` computes them at
+/// these positions (the same bits): the solver runs this pass at the step's final
+/// positions instead of one more lambda pass, and weighs the neighbours by the volumes
+/// of its last lambda pass, one position delta earlier.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
     nb: &Neighbourhood<'_, D>,
-    kernel: &Kernel<D>,
+    constraint: &Constraint<'_, D>,
     c: f32,
     velocity: [&[f32]; D],
     packed: &mut Vec<[f32; 4]>,
     next: [&mut [f32]; D],
+    densities: [&mut [f32]; 2],
     omega: Option<[&mut [f32]; 4]>,
 ) {
     crate::lists::pack_vectors(packed, velocity);
     let packed: &[[f32; 4]] = packed;
-    let body =
-        |start: usize, next: &mut [&mut [f32]; D], mut omega: Option<&mut [&mut [f32]; 4]>| {
-            L::run(|| {
-                for_each_group::<L>(start, next[0].len(), |first, width| {
-                    let vi: [L; D] = core::array::from_fn(|a| L::load(velocity[a], first));
-                    let zero = L::splat(0.0);
-                    let mut xsph = [zero; D];
-                    let mut curl = [zero; 3];
-                    let want_curl = omega.is_some();
-                    nb.for_each_slot::<L>(first, |j, x, r2, volume| {
-                        let vj = L::gather4(packed, j);
-                        let dv: [L; D] = core::array::from_fn(|a| vj[a] - vi[a]);
-                        let w = L::poly6(kernel, r2);
-                        let t = L::xsph(kernel, volume, dv, w);
-                        for a in 0..D {
-                            xsph[a] += t[a];
-                        }
-                        if want_curl {
-                            let factor = L::gradient_factor(kernel, r2);
-                            let grad: [L; D] = core::array::from_fn(|a| factor * x[a]);
-                            let t = L::curl(kernel, volume, dv, grad);
-                            for a in 0..3 {
-                                curl[a] += t[a];
-                            }
-                        }
-                    });
-                    let xsph = xsph.map(|v| lanes(v, width));
-                    let curl = curl.map(|v| lanes(v, width));
-                    for l in 0..width {
-                        let (i, k) = (first + l, first + l - start);
-                        for a in 0..D {
-                            next[a][k] = velocity[a][i] + c * xsph[a][l];
-                        }
-                        if let Some(omega) = omega.as_deref_mut() {
-                            let w: [f32; 3] = core::array::from_fn(|a| curl[a][l]);
-                            for a in 0..3 {
-                                omega[a][k] = w[a];
-                            }
-                            omega[3][k] = pbf_kernels::norm2(w).sqrt();
+    let (kernel, h2) = (constraint.kernel, constraint.kernel.h2());
+    let body = |start: usize,
+                next: &mut [&mut [f32]; D],
+                [density, count]: &mut [&mut [f32]; 2],
+                mut omega: Option<&mut [&mut [f32]; 4]>| {
+        L::run(|| {
+            for_each_group::<L>(start, next[0].len(), |first, width| {
+                let vi: [L; D] = core::array::from_fn(|a| L::load(velocity[a], first));
+                let zero = L::splat(0.0);
+                let mut xsph = [zero; D];
+                let mut curl = [zero; 3];
+                let (mut w_sum, mut within) = (zero, zero);
+                let want_curl = omega.is_some();
+                nb.for_each_slot::<L>(first, |j, x, r2, volume| {
+                    let vj = L::gather4(packed, j);
+                    let dv: [L; D] = core::array::from_fn(|a| vj[a] - vi[a]);
+                    let w = L::poly6(kernel, r2);
+                    w_sum += w;
+                    within += L::indicator(r2, h2);
+                    let t = L::xsph(kernel, volume, dv, w);
+                    for a in 0..D {
+                        xsph[a] += t[a];
+                    }
+                    if want_curl {
+                        let factor = L::gradient_factor(kernel, r2);
+                        let grad: [L; D] = core::array::from_fn(|a| factor * x[a]);
+                        let t = L::curl(kernel, volume, dv, grad);
+                        for a in 0..3 {
+                            curl[a] += t[a];
                         }
                     }
                 });
-            })
-        };
+                let xsph = xsph.map(|v| lanes(v, width));
+                let curl = curl.map(|v| lanes(v, width));
+                let (w_sum, within) = (lanes(w_sum, width), lanes(within, width));
+                for l in 0..width {
+                    let (i, k) = (first + l, first + l - start);
+                    let p: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
+                    density[k] = constraint.density_at(p, w_sum[l]).0;
+                    count[k] = 1.0 + within[l];
+                    for a in 0..D {
+                        next[a][k] = velocity[a][i] + c * xsph[a][l];
+                    }
+                    if let Some(omega) = omega.as_deref_mut() {
+                        let w: [f32; 3] = core::array::from_fn(|a| curl[a][l]);
+                        for a in 0..3 {
+                            omega[a][k] = w[a];
+                        }
+                        omega[3][k] = pbf_kernels::norm2(w).sqrt();
+                    }
+                }
+            });
+        })
+    };
     match omega {
-        Some(omega) => for_each_chunk((next, omega), &|start, (mut next, mut omega)| {
-            body(start, &mut next, Some(&mut omega))
+        Some(omega) => for_each_chunk(((next, densities), omega), &|start,
+                                                                    (
+            (mut next, mut densities),
+            mut omega,
+        )| {
+            body(start, &mut next, &mut densities, Some(&mut omega))
         }),
-        None => for_each_chunk(next, &|start, mut next| body(start, &mut next, None)),
+        None => for_each_chunk((next, densities), &|start, (mut next, mut densities)| {
+            body(start, &mut next, &mut densities, None)
+        }),
     }
 }
 
@@ -119,7 +141,7 @@ mod tests {
                 vel[a].push(v[a]);
             }
         }
-        let kernel = Kernel::<3>::new(h).unwrap();
+        let kernel = pbf_kernels::Kernel::<3>::new(h).unwrap();
         // Densities from the lattice itself.
         let mut lists = crate::lists::NeighbourLists::default();
         lists
@@ -144,13 +166,25 @@ mod tests {
         {
             let [n0, n1, n2] = &mut next;
             let [w0, w1, w2, w3] = &mut w;
+            let params = crate::Params::<3>::builder(s).build().unwrap();
+            let tensile = pbf_kernels::TensileCorrection::new(&kernel, 0.1, 4, 0.2).unwrap();
+            let tables = crate::boundary::WallTables::new(&kernel);
+            let domain = crate::Domain::new([-1.0; 3], [1.0; 3]).unwrap();
+            let boundary = crate::boundary::Boundary {
+                domain: &domain,
+                colliders: &[],
+                tables: &tables,
+            };
+            let constraint = Constraint::new(&params, &kernel, &tensile, 1.0, boundary);
+            let (mut d, mut c) = (vec![0.0; count], vec![0.0; count]);
             xsph_and_curl::<L, 3>(
                 &nb,
-                &kernel,
+                &constraint,
                 0.5,
                 [&vel[0], &vel[1], &vel[2]],
                 &mut Vec::new(),
                 [n0, n1, n2],
+                [&mut d, &mut c],
                 Some([w0, w1, w2, w3]),
             );
         }
