@@ -3,7 +3,7 @@
 //! The grid hands every particle the particles of the `3^D` cells around its own:
 //! about 216 candidates in 3D at h = 2 x spacing, of which only about 15% lie within
 //! h. A step walks the neighbourhood of every particle ten or more times (two passes
-//! per constraint iteration, one more for the final densities, XSPH and vorticity),
+//! per constraint iteration, then XSPH with the final densities, and vorticity),
 //! so it pays to sift the candidates once: [`NeighbourLists::build`] keeps, for every
 //! particle, the indices `j != i` with `r^2 < R^2` (the predicate of
 //! [`pbf_kernels::within`], `R` the search radius) in ascending order, and every pass
