@@ -607,8 +607,8 @@ impl SideStats {
 struct PbfPasses {
     steps: u64,
     constraint_time: Duration,
-    /// Neighbour passes of the constraint phase: (iterations + 1) lambda passes and
-    /// `iterations` delta passes per step.
+    /// Neighbour passes of the constraint phase: `iterations` lambda and delta passes
+    /// per step (the final densities come with the XSPH pass, in the velocity phase).
     passes: u64,
     /// Pair evaluations of those passes: each pass evaluates every entry of the step's
     /// neighbour lists (`StepDiagnostics::list_pairs`).
@@ -672,13 +672,13 @@ fn dam_break(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<DamRow> {
             let pbf_time = start.elapsed();
             let mut own = 0.0f32;
             for d in &diagnostics {
-                // pbf's own estimate: the density of the last lambda pass of each
-                // substep, on the final positions (compression only).
+                // pbf's own estimate: the densities of each substep's final
+                // positions, from its XSPH pass (compression only).
                 own = own.max(RHO0 * (1.0 + d.max_density_error));
                 if which == 1 {
                     row.passes.steps += 1;
                     row.passes.constraint_time += d.times.constraints;
-                    let passes = 2 * u64::from(d.iterations) + 1;
+                    let passes = 2 * u64::from(d.iterations);
                     row.passes.passes += passes;
                     row.passes.pairs += d.list_pairs as f64 * passes as f64;
                 }
@@ -819,7 +819,7 @@ fn print_dam(o: &Options, rows: &[DamRow]) {
         "- shared estimator: rho0 * sum_j W_poly6(x_ij) / (the same sum inside the rest lattice), over fluid particles only, from positions after each frame; it reads exactly 1000 in the initial block on both sides"
     );
     println!(
-        "- own estimators: pbf: the density of its last lambda pass in each substep (poly6, m = rho0 (2r)^3, compression only); salva: sum_j m_j W + sum_b rho0 V_b W (cubic spline, its particle volumes and boundary volumes), recomputed from its public state after each frame"
+        "- own estimators: pbf: the densities its XSPH pass computes at each substep's final positions (poly6, m = rho0 (2r)^3, compression only); salva: sum_j m_j W + sum_b rho0 V_b W (cubic spline, its particle volumes and boundary volumes), recomputed from its public state after each frame"
     );
 }
 

@@ -17,10 +17,11 @@ pub struct PhaseTimes {
     /// The coarse density correction ([`crate::ParamsBuilder::coarse_correction`]; zero
     /// when it is off).
     pub coarse: Duration,
-    /// The constraint iterations (lambda and position-delta passes with collisions).
+    /// The constraint iterations (lambda and position-delta passes with collisions,
+    /// and the searches and checks of the lists between them).
     pub constraints: Duration,
-    /// Velocity update, contact response, XSPH viscosity, vorticity confinement and
-    /// the statistics below.
+    /// Velocity update, contact response, XSPH viscosity (which also computes the
+    /// final densities), vorticity confinement and the statistics below.
     pub velocity: Duration,
 }
 
@@ -41,8 +42,8 @@ impl PhaseTimes {
 ///
 /// Density errors count compression only, in the convention of the SPH literature:
 /// `max(rho_i / rho0 - 1, 0)`, averaged over all particles or maximised. They are
-/// measured in the last lambda pass of the step, i.e. before its last position
-/// correction. Neighbour counts exclude the particle itself.
+/// measured at the step's final positions, after its last position correction.
+/// Neighbour counts exclude the particle itself.
 ///
 /// ```
 /// let d = pbf_core::StepDiagnostics::default();
@@ -72,12 +73,14 @@ pub struct StepDiagnostics {
     pub max_neighbours: u32,
     /// Entries in the step's neighbour lists (as last built): the ordered pairs
     /// `(i, j)`, `j != i`, within `h (1 + 10%)` at the positions of the last search. Every neighbour pass of the step
-    /// (`iterations + 1` lambda passes, `iterations` position-delta passes, XSPH with
-    /// curl and, when on, vorticity) evaluates these pairs, in blocks of eight.
+    /// (`iterations` lambda and position-delta passes, XSPH with curl and the final
+    /// densities and, when on, vorticity) evaluates these pairs, sixteen or eight
+    /// particles at a time.
     pub list_pairs: u64,
-    /// Neighbour searches in the step: 1, plus one for every constraint iteration that
-    /// found a particle moved by more than half the lists' skin (0.05 h) since the last
-    /// search, so that no pair within h is ever missing from the lists.
+    /// Neighbour searches in the step: 1, plus one whenever particles have moved by
+    /// more than half the lists' skin (0.05 h) since the last search and a pair within h
+    /// is missing from the lists (or too many moved to check), checked before every
+    /// constraint iteration and before the XSPH pass.
     pub searches: u32,
     /// Time per phase.
     pub times: PhaseTimes,

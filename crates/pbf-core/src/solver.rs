@@ -851,8 +851,10 @@ impl<const D: usize> Solver<D> {
         let vorticity_on = self.params.vorticity_rel() > 0.0;
         {
             // XSPH and the curl weigh the neighbours by the volumes of the last lambda
-            // pass; the pass computes the densities at the final positions, which the
-            // confinement then uses.
+            // pass (one position delta earlier, or at these positions when the adaptive
+            // iterations stopped on their target; `search` keeps them with their
+            // particles); the pass computes the densities at the final positions, which
+            // the confinement then uses.
             pack_volumes(
                 &mut self.quads,
                 refs(&self.predicted),
@@ -1041,8 +1043,8 @@ impl<const D: usize> Solver<D> {
         refs(&self.velocities)
     }
 
-    /// Densities from the last lambda pass of the last step (the rest density for
-    /// particles that have not been stepped yet).
+    /// Densities at the end of the last step, at its final positions (computed by its
+    /// XSPH pass; the rest density for particles that have not been stepped yet).
     ///
     /// ```
     /// use pbf_core::{Domain, Params, Solver};
@@ -1195,6 +1197,9 @@ impl<const D: usize> Solver<D> {
                     self.grid.reorder(a, &mut self.scratch)?;
                 }
             }
+            // The last lambda pass's densities: the XSPH pass weighs by them when the
+            // check before it searched again.
+            self.grid.reorder(&mut self.density, &mut self.scratch)?;
             self.grid.reorder(&mut self.ids, &mut self.scratch_ids)?;
         }
         self.lists
@@ -1499,6 +1504,26 @@ mod tests {
             }
         }
         points
+    }
+
+    #[test]
+    fn a_search_keeps_every_density_with_its_particle() {
+        let mut s = built(&lattice());
+        let tag = |id: u64| 1000.0 + id as f32;
+        for i in 0..s.len() {
+            s.density[i] = tag(s.ids[i]);
+        }
+        // Mirrored in x: another Morton order.
+        for x in s.predicted[0].iter_mut() {
+            *x = 1.0 - *x;
+        }
+        let radius = s.list_radius();
+        let room = room_per_particle::<3>(radius, s.params.spacing());
+        s.search(radius, room).unwrap();
+        assert!(!s.grid.permutation_is_identity());
+        for i in 0..s.len() {
+            assert_eq!(s.density[i], tag(s.ids[i]), "particle {i}");
+        }
     }
 
     #[test]

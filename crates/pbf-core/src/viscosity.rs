@@ -18,7 +18,7 @@ use crate::parallel::for_each_chunk;
 /// included) into `densities`, as the lambda pass of `constraint` computes them at
 /// these positions (the same bits): the solver runs this pass at the step's final
 /// positions instead of one more lambda pass, and weighs the neighbours by the volumes
-/// of its last lambda pass, one position delta earlier.
+/// of its last lambda pass (one position delta earlier with a fixed count).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
     nb: &Neighbourhood<'_, D>,
