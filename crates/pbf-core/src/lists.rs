@@ -748,9 +748,24 @@ pub(crate) fn repack_extra<const D: usize>(quads: &mut [[f32; 4]], extra: &[f32]
         extra.len() == quads.len(),
         "repack: the extra value of every particle"
     );
+    repack_with::<D>(quads, |i| extra[i]);
+}
+
+/// Replaces the extra value of every quad with the particle's volume ([`volume`]):
+/// [`pack_volumes`] for quads whose positions are already packed.
+pub(crate) fn repack_volumes<const D: usize>(quads: &mut [[f32; 4]], density: &[f32], mass: f32) {
+    assert!(
+        density.len() == quads.len(),
+        "repack: the density of every particle"
+    );
+    repack_with::<D>(quads, |i| volume(mass, density[i]));
+}
+
+/// `quads[i][D] = extra(i)`.
+fn repack_with<const D: usize>(quads: &mut [[f32; 4]], extra: impl Fn(usize) -> f32 + Sync) {
     for_each_chunk_of([quads], 1024, 64, &|start, [q]| {
         for (k, q) in q.iter_mut().enumerate() {
-            q[D] = extra[start + k];
+            q[D] = extra(start + k);
         }
     });
 }

@@ -8,7 +8,7 @@ use crate::emitter::Emitter;
 use crate::lanes::Lane;
 use crate::lists::{
     NeighbourLists, Neighbourhood, Overfull, max_candidates, pack, pack_volumes, repack_extra,
-    room_per_particle,
+    repack_volumes, room_per_particle,
 };
 use crate::parallel::{MIN_CHUNK, deterministic_sum, for_each_chunk, max_of};
 use crate::{
@@ -892,12 +892,7 @@ impl<const D: usize> Solver<D> {
             );
             core::mem::swap(&mut self.velocities, &mut self.next);
             if vorticity_on {
-                pack_volumes(
-                    &mut self.quads,
-                    refs(&self.predicted),
-                    &self.density,
-                    self.params.mass(),
-                );
+                repack_volumes::<D>(&mut self.quads, &self.density, self.params.mass());
                 let nb = Neighbourhood {
                     lists: &self.lists,
                     positions: refs(&self.predicted),
