@@ -77,10 +77,10 @@ pub struct StepDiagnostics {
     /// densities and, when on, vorticity) evaluates these pairs, sixteen or eight
     /// particles at a time.
     pub list_pairs: u64,
-    /// Neighbour searches in the step: 1, plus one whenever particles have moved by
-    /// more than half the lists' skin (0.05 h) since the last search and a pair within h
-    /// is missing from the lists (or too many moved to check), checked before every
-    /// constraint iteration and before the XSPH pass.
+    /// Neighbour searches in the step: 1, plus one whenever too many particles have
+    /// moved by more than half the lists' skin (0.05 h) since the last search, or
+    /// bring too many pairs within h, for the lists to be mended by adding the missing
+    /// pairs; checked before every constraint iteration and before the XSPH pass.
     pub searches: u32,
     /// Time per phase.
     pub times: PhaseTimes,

@@ -9,8 +9,9 @@
 //! [`pbf_kernels::within`], `R` the search radius) in ascending order, and every pass
 //! then loads its lanes from those indices. The solver builds them with R a little
 //! larger than h, on the predicted positions (Macklin & Müller 2013, Algorithm 1,
-//! line 6), and again when particles have moved too far for the margin (see the
-//! solver's `LIST_SKIN`); pairs beyond h get zero from every kernel.
+//! line 6), and mends them ([`NeighbourLists::insert`]) or builds them again when
+//! particles have moved too far for the margin (see the solver's `LIST_SKIN`); pairs
+//! beyond h get zero from every kernel.
 //!
 //! Two sifters build the same lists, entry for entry (a property test holds them
 //! equal): a portable one, eight candidates at a time through `wide` and a table that
@@ -324,6 +325,53 @@ impl NeighbourLists {
         // A group without entries may start at the end of the columns.
         let columns = block.columns.get(start * GROUP + k % GROUP..);
         (columns.unwrap_or(&[]), slots, &block.counts[k..k + width])
+    }
+
+    /// Adds `j` to the list of particle `i`, after its entries (so a list is
+    /// ascending only as a build leaves it; no pass depends on the order beyond
+    /// summing in it). When `i` has the longest list of its group, the group gets one
+    /// more slot, padded with its lanes' own indices, and the later groups of the
+    /// block move up by one slot. The solver adds the few pairs that particles moving
+    /// far bring within h, instead of searching again (`Solver::repair_lists`).
+    ///
+    /// # Panics
+    /// When `i` or `j` is not a particle of the last build (a bug in the caller).
+    pub(crate) fn insert(&mut self, i: usize, j: u32) {
+        let n = self.len;
+        assert!(
+            i < n && (j as usize) < n,
+            "neighbour lists: pair ({i}, {j}) outside the {n} particles"
+        );
+        let block = &mut self.blocks[i / BLOCK];
+        let k = i % BLOCK;
+        let (g, lane) = (k / GROUP, k % GROUP);
+        let start = if g == 0 {
+            0
+        } else {
+            block.slot_ends[g - 1] as usize
+        };
+        let slots = block.slot_ends[g] as usize - start;
+        let count = block.counts[k] as usize;
+        if count == slots {
+            let total = *block.slot_ends.last().expect("the group has an end") as usize;
+            let needed = (total + 1) * GROUP;
+            if block.columns.len() < needed {
+                block.columns.resize(needed + needed / 2, 0);
+            }
+            let at = (start + slots) * GROUP;
+            block.columns.copy_within(at..total * GROUP, at + GROUP);
+            // The padding of `transpose_block`: a lane's own index, past the block's
+            // particles its last one.
+            let (first, len) = (i - k, (n - (i - k)).min(BLOCK));
+            for (l, entry) in block.columns[at..at + GROUP].iter_mut().enumerate() {
+                *entry = (first + (g * GROUP + l).min(len - 1)) as u32;
+            }
+            for end in &mut block.slot_ends[g..] {
+                *end += 1;
+            }
+        }
+        block.columns[(start + count) * GROUP + lane] = j;
+        block.counts[k] += 1;
     }
 
     /// Whether `j` is in the list of particle `i`.
@@ -886,6 +934,75 @@ mod tests {
                     assert_eq!(lists.pairs(), pairs);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn inserted_pairs_follow_each_list_and_keep_the_padding() {
+        // 700 points: the last block is partial, so new slots there pad past its
+        // particles too.
+        let n = 700;
+        let h = 0.1f32;
+        let mut p = cloud(n, 11);
+        let mut grid = Grid::<3>::new();
+        grid.rebuild([&p[0], &p[1], &p[2]], h).unwrap();
+        let mut scratch = Vec::new();
+        for a in p.iter_mut() {
+            grid.reorder(a, &mut scratch).unwrap();
+        }
+        let positions = [&p[0][..], &p[1][..], &p[2][..]];
+        for sifter in sifters() {
+            let mut lists = NeighbourLists::with_sifter(sifter);
+            lists.build(&grid, positions, h * h, 4).unwrap();
+            let mut expected: Vec<Vec<u32>> = (0..n).map(|i| lists.of(i)).collect();
+            // The longest list of a group (a new slot, later groups move up), a short
+            // one, one in the last group of the partial block, and the same particle
+            // twice (its second entry needs a slot of its own again).
+            let longest = (16..32).max_by_key(|&i| (expected[i].len(), i)).unwrap();
+            let shortest = (32..48).min_by_key(|&i| (expected[i].len(), i)).unwrap();
+            for (i, j) in [(longest, 699), (shortest, 3), (690, 0), (longest, 698)] {
+                lists.insert(i, j);
+                expected[i].push(j);
+            }
+            let mut pairs = 0;
+            for i in 0..n {
+                assert_eq!(lists.of(i), expected[i], "particle {i}");
+                let column = lists.column_of(i);
+                assert!(
+                    column[expected[i].len()..].iter().all(|&j| j == i as u32),
+                    "particle {i}: padded with itself"
+                );
+                pairs += expected[i].len() as u64;
+            }
+            assert_eq!(lists.pairs(), pairs);
+            // What a pass sees: every group's lanes at eight and one lanes a time.
+            let mut quads = Vec::new();
+            pack(&mut quads, positions, &vec![0.0; n]);
+            let nb = Neighbourhood {
+                lists: &lists,
+                positions,
+                quads: &quads,
+            };
+            let mut seen: Vec<Vec<u32>> = vec![Vec::new(); n];
+            for_each_group::<f32x8>(0, n, |first, width| {
+                nb.for_each_slot::<f32x8>(first, |indices, _, r2, _| {
+                    for l in 0..width {
+                        if r2.to_array()[l].is_finite() {
+                            seen[first + l].push(indices[l]);
+                        }
+                    }
+                });
+            });
+            assert_eq!(seen, expected);
+            let mut seen: Vec<Vec<u32>> = vec![Vec::new(); n];
+            for (i, list) in seen.iter_mut().enumerate() {
+                nb.for_each_slot::<f32>(i, |indices, _, r2, _| {
+                    if r2.is_finite() {
+                        list.push(*indices);
+                    }
+                });
+            }
+            assert_eq!(seen, expected);
         }
     }
 
