@@ -71,8 +71,10 @@ pub struct StepDiagnostics {
     pub average_neighbours: f32,
     /// Most neighbours within h.
     pub max_neighbours: u32,
-    /// Entries in the step's neighbour lists (as last built): the ordered pairs
-    /// `(i, j)`, `j != i`, within `h (1 + 10%)` at the positions of the last search. Every neighbour pass of the step
+    /// Entries in the step's neighbour lists (as last built, with the pairs added when
+    /// they were mended): the ordered pairs `(i, j)`, `j != i`, within `h (1 + 10%)` at
+    /// the positions of the last search, and those that particles moving further
+    /// brought within h since. Every neighbour pass of the step
     /// (`iterations` lambda and position-delta passes, XSPH with curl and the final
     /// densities and, when on, vorticity) evaluates these pairs, sixteen or eight
     /// particles at a time.

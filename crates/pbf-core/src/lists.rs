@@ -388,7 +388,8 @@ impl NeighbourLists {
         (0..slots).map(|s| columns[s * GROUP]).collect()
     }
 
-    /// The neighbours of particle `i`, ascending, `i` itself not included.
+    /// The neighbours of particle `i` in list order (ascending as built, then those
+    /// added by [`Self::insert`]), `i` itself not included.
     #[cfg(test)]
     pub(crate) fn of(&self, i: usize) -> Vec<u32> {
         let (columns, _, counts) = self.group(i, 1);
@@ -956,13 +957,28 @@ mod tests {
             lists.build(&grid, positions, h * h, 4).unwrap();
             let mut expected: Vec<Vec<u32>> = (0..n).map(|i| lists.of(i)).collect();
             // The longest list of a group (a new slot, later groups move up), a short
-            // one, one in the last group of the partial block, and the same particle
-            // twice (its second entry needs a slot of its own again).
+            // one, the longest in the last group of the partial block (a new slot
+            // padded past the particles), and the same particle twice (its second
+            // entry needs a slot of its own again).
             let longest = (16..32).max_by_key(|&i| (expected[i].len(), i)).unwrap();
             let shortest = (32..48).min_by_key(|&i| (expected[i].len(), i)).unwrap();
-            for (i, j) in [(longest, 699), (shortest, 3), (690, 0), (longest, 698)] {
+            let last = (688..700).max_by_key(|&i| (expected[i].len(), i)).unwrap();
+            let slots_before = |lists: &NeighbourLists, i: usize| lists.group(i, 1).1;
+            let (group_slots, last_slots) = (slots_before(&lists, 16), slots_before(&lists, 688));
+            for (i, j) in [(longest, 699), (shortest, 3), (last, 0), (longest, 698)] {
                 lists.insert(i, j);
                 expected[i].push(j);
+            }
+            assert_eq!(slots_before(&lists, 16), group_slots + 2, "two new slots");
+            assert_eq!(slots_before(&lists, 688), last_slots + 1, "a new slot");
+            // Lanes 700..704 of the last group: past the particles, the last one.
+            let (columns, slots, _) = lists.group(688, 16);
+            for s in 0..slots {
+                assert_eq!(
+                    columns[s * GROUP + 12..s * GROUP + 16],
+                    [699; 4],
+                    "slot {s}"
+                );
             }
             let mut pairs = 0;
             for i in 0..n {
@@ -1003,6 +1019,25 @@ mod tests {
                 });
             }
             assert_eq!(seen, expected);
+            #[cfg(target_arch = "x86_64")]
+            if crate::lanes16::available() {
+                use crate::lanes16::F32x16;
+                let mut seen: Vec<Vec<u32>> = vec![Vec::new(); n];
+                F32x16::run(|| {
+                    for_each_group::<F32x16>(0, n, |first, width| {
+                        nb.for_each_slot::<F32x16>(first, |indices, _, r2, _| {
+                            let mut r = [0.0f32; 16];
+                            r2.store(&mut r);
+                            for l in 0..width {
+                                if r[l].is_finite() {
+                                    seen[first + l].push(indices[l]);
+                                }
+                            }
+                        });
+                    });
+                });
+                assert_eq!(seen, expected);
+            }
         }
     }
 

@@ -292,9 +292,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(16))]
 
     /// A cloud packed far above rest density moves a lot within one step's iterations;
-    /// the solver checks or searches again whenever that could bring a pair within h
-    /// unseen, so the densities of the step's last pass are those of a brute-force sum
-    /// over all pairs at the final positions (no walls within h here).
+    /// the solver mends the lists or searches again whenever that could bring a pair
+    /// within h unseen, so the densities of the step's last pass are those of a
+    /// brute-force sum over all pairs at the final positions (no walls within h here).
     #[test]
     fn no_pair_within_h_is_missed_when_particles_move_far(
         points in prop::collection::vec(prop::array::uniform3(-0.25f32..0.25), 100..400),
