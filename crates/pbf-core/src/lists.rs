@@ -120,6 +120,26 @@ pub(crate) struct ListBlock {
     rows: Rows,
 }
 
+/// The index a column holds past the end of the list of lane `k` of a block whose
+/// `len` particles start at `first`: the lane's own particle, or past the particles
+/// the block's last one (a valid index to load, masked by its count).
+fn padding(first: usize, k: usize, len: usize) -> u32 {
+    (first + k.min(len - 1)) as u32
+}
+
+impl ListBlock {
+    /// The first slot of group `g` and its number of slots.
+    #[inline(always)]
+    fn slots(&self, g: usize) -> (usize, usize) {
+        let start = if g == 0 {
+            0
+        } else {
+            self.slot_ends[g - 1] as usize
+        };
+        (start, self.slot_ends[g] as usize - start)
+    }
+}
+
 /// Writes `rows`, the lists of the particles `first..first + len`, into `block` by
 /// columns.
 fn transpose_block(rows: &Rows, block: &mut ListBlock, first: usize, len: usize, sifter: Sifter) {
@@ -136,7 +156,7 @@ fn transpose_block(rows: &Rows, block: &mut ListBlock, first: usize, len: usize,
         let mut own = [0u32; GROUP];
         for lane in 0..GROUP {
             let k = g * GROUP + lane;
-            own[lane] = (first + k.min(len - 1)) as u32;
+            own[lane] = padding(first, k, len);
             if k < len {
                 start[lane] = if k == 0 { 0 } else { rows.ends[k - 1] as usize };
                 count[lane] = rows.ends[k] as usize - start[lane];
@@ -315,13 +335,7 @@ impl NeighbourLists {
     pub(crate) fn group(&self, first: usize, width: usize) -> (&[u32], usize, &[u32]) {
         let block = &self.blocks[first / BLOCK];
         let k = first % BLOCK;
-        let g = k / GROUP;
-        let start = if g == 0 {
-            0
-        } else {
-            block.slot_ends[g - 1] as usize
-        };
-        let slots = block.slot_ends[g] as usize - start;
+        let (start, slots) = block.slots(k / GROUP);
         // A group without entries may start at the end of the columns.
         let columns = block.columns.get(start * GROUP + k % GROUP..);
         (columns.unwrap_or(&[]), slots, &block.counts[k..k + width])
@@ -345,12 +359,7 @@ impl NeighbourLists {
         let block = &mut self.blocks[i / BLOCK];
         let k = i % BLOCK;
         let (g, lane) = (k / GROUP, k % GROUP);
-        let start = if g == 0 {
-            0
-        } else {
-            block.slot_ends[g - 1] as usize
-        };
-        let slots = block.slot_ends[g] as usize - start;
+        let (start, slots) = block.slots(g);
         let count = block.counts[k] as usize;
         if count == slots {
             let total = *block.slot_ends.last().expect("the group has an end") as usize;
@@ -360,11 +369,9 @@ impl NeighbourLists {
             }
             let at = (start + slots) * GROUP;
             block.columns.copy_within(at..total * GROUP, at + GROUP);
-            // The padding of `transpose_block`: a lane's own index, past the block's
-            // particles its last one.
             let (first, len) = (i - k, (n - (i - k)).min(BLOCK));
             for (l, entry) in block.columns[at..at + GROUP].iter_mut().enumerate() {
-                *entry = (first + (g * GROUP + l).min(len - 1)) as u32;
+                *entry = padding(first, g * GROUP + l, len);
             }
             for end in &mut block.slot_ends[g..] {
                 *end += 1;

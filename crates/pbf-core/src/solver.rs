@@ -1568,15 +1568,23 @@ mod tests {
         }
     }
 
+    /// The pairs within h of the predicted positions that are missing from either
+    /// particle's list.
+    fn missing_pairs(s: &Solver<3>) -> usize {
+        let (p, h2, n) = (&s.predicted, s.kernel.h2(), s.len());
+        (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+            .filter(|&(i, j)| {
+                let d: [f32; 3] = core::array::from_fn(|a| p[a][i] - p[a][j]);
+                within(norm2(d), h2)
+                    && !(s.lists.contains(i, j as u32) && s.lists.contains(j, i as u32))
+            })
+            .count()
+    }
+
     /// Whether the lists hold every pair within h of the predicted positions.
     fn complete(s: &Solver<3>) -> bool {
-        let (p, h2) = (&s.predicted, s.kernel.h2());
-        (0..s.len()).all(|i| {
-            (0..s.len()).all(|j| {
-                let d: [f32; 3] = core::array::from_fn(|a| p[a][i] - p[a][j]);
-                i == j || !within(norm2(d), h2) || s.lists.contains(i, j as u32)
-            })
-        })
+        missing_pairs(s) == 0
     }
 
     fn lattice() -> Vec<[f32; 3]> {
@@ -1764,14 +1772,7 @@ mod tests {
         for p in movers {
             shift(&mut s, p, [0.05, 0.05, 0.1]);
         }
-        let (p, h2) = (&s.predicted, s.kernel.h2());
-        let missing = (0..s.len())
-            .flat_map(|i| (i + 1..s.len()).map(move |j| (i, j)))
-            .filter(|&(i, j)| {
-                let d: [f32; 3] = core::array::from_fn(|a| p[a][i] - p[a][j]);
-                within(norm2(d), h2) && !s.lists.contains(i, j as u32)
-            })
-            .count();
+        let missing = missing_pairs(&s);
         assert!(missing > MISSING_MOST, "{missing}");
         let before = all_lists(&s);
         assert!(!repair(&mut s));
@@ -1816,17 +1817,11 @@ mod tests {
             }
             // The repair gives up only for too many moved particles or missing pairs.
             let allowed = (0.5 * (s.list_radius() - s.kernel.h())).powi(2);
-            let (p, b, h2) = (&s.predicted, &s.built, s.kernel.h2());
+            let (p, b) = (&s.predicted, &s.built);
             let moved = (0..n)
                 .filter(|&k| norm2::<3>(core::array::from_fn(|a| p[a][k] - b[a][k])) > allowed)
                 .count();
-            let missing = (0..n)
-                .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
-                .filter(|&(i, j)| {
-                    let d: [f32; 3] = core::array::from_fn(|a| p[a][i] - p[a][j]);
-                    within(norm2(d), h2) && !s.lists.contains(i, j as u32)
-                })
-                .count();
+            let missing = missing_pairs(&s);
             let expected = moved <= n / FAST_FRACTION && missing <= MISSING_MOST;
             let before = all_lists(&s);
             prop_assert_eq!(repair(&mut s), expected);
