@@ -229,29 +229,28 @@ impl<'a, const D: usize> Constraint<'a, D> {
     /// resolved [`Relaxation`](crate::Relaxation), by default [`jacobi_relaxation`],
     /// under `Auto` times `k rho0 / rho_i` where `rho_i > k rho0`, `k` the
     /// [`COMPRESSION_KNEE`]) with
-    /// `C_i = rho_i / rho0 - 1` (clamped at 0 when unilateral), the number of
-    /// particles within h (itself included) and the walls' share of the constraint
-    /// gradient (`wall_gradient`, which the delta pass at the same positions reads
-    /// instead of computing it again).
+    /// `C_i = rho_i / rho0 - 1` (clamped at 0 when unilateral), and the walls' share
+    /// of the constraint gradient (`wall_gradient`, which the delta pass at the same
+    /// positions reads instead of computing it again). The neighbour counts of the
+    /// step's diagnostics come from the XSPH pass, at the final positions.
     pub(crate) fn lambda_pass<L: Lane>(
         &self,
         nb: &Neighbourhood<'_, D>,
         density: &mut [f32],
         lambda: &mut [f32],
-        count: &mut [f32],
         wall_gradient: [&mut [f32]; D],
     ) {
-        let (kernel, h2) = (self.kernel, self.kernel.h2());
+        let kernel = self.kernel;
         let scale = self.mass / self.rest_density;
-        for_each_chunk(([density, lambda, count], wall_gradient), &|start,
-                                                                    (
-            [density, lambda, count],
+        for_each_chunk(([density, lambda], wall_gradient), &|start,
+                                                             (
+            [density, lambda],
             mut wall_gradient,
         )| {
             L::run(|| {
                 for_each_group::<L>(start, density.len(), |first, width| {
                     let zero = L::splat(0.0);
-                    let (mut w_sum, mut grad_sq, mut within) = (zero, zero, zero);
+                    let (mut w_sum, mut grad_sq) = (zero, zero);
                     let mut grad_sum = [zero; D];
                     nb.for_each_slot::<L>(first, |_, x, r2, _| {
                         w_sum += L::poly6(kernel, r2);
@@ -261,9 +260,8 @@ impl<'a, const D: usize> Constraint<'a, D> {
                             grad_sum[a] += g[a];
                         }
                         grad_sq += norm2(g);
-                        within += L::indicator(r2, h2);
                     });
-                    let (w_sum, within) = (lanes(w_sum, width), lanes(within, width));
+                    let w_sum = lanes(w_sum, width);
                     let (grad_sq, grad_sum) =
                         (lanes(grad_sq, width), grad_sum.map(|g| lanes(g, width)));
                     for l in 0..width {
@@ -271,7 +269,6 @@ impl<'a, const D: usize> Constraint<'a, D> {
                         let p: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
                         let (rho, wall_grad) = self.density_at(p, w_sum[l]);
                         density[k] = rho;
-                        count[k] = 1.0 + within[l];
                         let mut c = rho / self.rest_density - 1.0;
                         if self.unilateral {
                             c = c.max(0.0);
@@ -410,8 +407,9 @@ mod tests {
         }
     }
 
-    /// The XSPH pass gives the lambda pass's densities and counts at the same
-    /// positions, bit for bit (the solver's last pass of a step computes them).
+    /// The XSPH pass gives the lambda pass's densities at the same positions, bit for
+    /// bit (the solver's last pass of a step computes them), and the number of
+    /// particles within h of each (itself included).
     fn xsph_densities_match<L: Lane>() {
         use crate::boundary::WallTables;
         use crate::lists::{NeighbourLists, pack, pack_volumes};
@@ -457,10 +455,10 @@ mod tests {
             positions: at,
             quads: &quads,
         };
-        let (mut density, mut lambda, mut count) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        let (mut density, mut lambda) = (vec![0.0; n], vec![0.0; n]);
         let mut wall: [Vec<f32>; 3] = core::array::from_fn(|_| vec![0.0; n]);
         let [w0, w1, w2] = &mut wall;
-        constraint.lambda_pass::<L>(&nb, &mut density, &mut lambda, &mut count, [w0, w1, w2]);
+        constraint.lambda_pass::<L>(&nb, &mut density, &mut lambda, [w0, w1, w2]);
         // XSPH weighs by other volumes (here half the true ones) and velocities: the
         // densities come from the kernel sums alone.
         let halved: Vec<f32> = density.iter().map(|d| 2.0 * d).collect();
@@ -489,7 +487,20 @@ mod tests {
         assert!(wall.iter().flatten().any(|&g| g != 0.0));
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&xsph_density), bits(&density));
+        let within = |i: usize| {
+            (0..n)
+                .filter(|&j| {
+                    let d: [f32; 3] = core::array::from_fn(|a| at[a][i] - at[a][j]);
+                    pbf_kernels::within(pbf_kernels::norm2(d), h * h)
+                })
+                .count() as f32
+        };
+        let count: Vec<f32> = (0..n).map(within).collect();
         assert_eq!(bits(&xsph_count), bits(&count));
+        assert!(
+            count.iter().any(|&c| c > 20.0),
+            "a particle with its neighbours"
+        );
         assert!(
             lambda.iter().any(|&l| l != 0.0),
             "the scene has no compressed particle"

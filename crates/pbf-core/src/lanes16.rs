@@ -289,9 +289,9 @@ impl Lane for F32x16 {
         Self(unsafe { _mm512_cvtepu32_ps(_mm512_loadu_si512(counts.as_ptr().cast())) })
     }
     #[inline(always)]
-    fn mask_counts(r2: Self, counts: Self, k: u32) -> Self {
-        let s = <Self as SimdF32>::splat;
-        <Self as SimdF32>::select(SimdF32::gt(counts, s(k as f32)), r2, s(f32::INFINITY))
+    fn mask_counts(r2: Self, counts: Self, slot: Self) -> Self {
+        let inf = <Self as SimdF32>::splat(f32::INFINITY);
+        <Self as SimdF32>::select(SimdF32::gt(counts, slot), r2, inf)
     }
     #[inline(always)]
     fn store(self, out: &mut [f32]) {
@@ -405,7 +405,7 @@ mod tests {
             lanes(<F32x16 as Lane>::mask_counts(
                 from(v),
                 <F32x16 as Lane>::counts(&counts),
-                2,
+                <F32x16 as SimdF32>::splat(2.0),
             ))
         });
         for l in 0..16 {

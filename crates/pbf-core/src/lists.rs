@@ -854,11 +854,15 @@ impl<const D: usize> Neighbourhood<'_, D> {
             counts.iter().copied().max().unwrap_or(0) as usize
         };
         let count = L::counts(counts);
+        // The slot's index as lanes (see `Lane::mask_counts`): exact, a list is far
+        // shorter than 2^24 entries.
+        let mut slot = L::splat(0.0);
         for k in 0..slots {
             let indices = L::column(&columns[k * GROUP..]);
             let q = L::gather4(self.quads, &indices);
             let x: [L; D] = core::array::from_fn(|a| xi[a] - q[a]);
-            let r2 = L::mask_counts(norm2(x), count, k as u32);
+            let r2 = L::mask_counts(norm2(x), count, slot);
+            slot += L::splat(1.0);
             f(&indices, x, r2, q[D]);
         }
     }

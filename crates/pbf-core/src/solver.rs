@@ -753,7 +753,6 @@ impl<const D: usize> Solver<D> {
                 &nb,
                 &mut self.density,
                 &mut self.lambda,
-                &mut self.count,
                 muts(&mut self.wall_gradient),
             );
             if let Some(target) = target
@@ -1433,7 +1432,7 @@ impl<const D: usize> Solver<D> {
             free: &Domain<D>,
         ) -> [Vec<f32>; D] {
             let n = sorted[0].len();
-            let (mut density, mut lambda, mut count) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            let (mut density, mut lambda) = (vec![0.0; n], vec![0.0; n]);
             let mut quads = Vec::new();
             pack(&mut quads, sorted, &lambda);
             let nb = Neighbourhood {
@@ -1442,13 +1441,7 @@ impl<const D: usize> Solver<D> {
                 quads: &quads,
             };
             let mut wall: [Vec<f32>; D] = core::array::from_fn(|_| vec![0.0; n]);
-            constraint.lambda_pass::<L>(
-                &nb,
-                &mut density,
-                &mut lambda,
-                &mut count,
-                muts(&mut wall),
-            );
+            constraint.lambda_pass::<L>(&nb, &mut density, &mut lambda, muts(&mut wall));
             repack_extra::<D>(&mut quads, &lambda);
             let nb = Neighbourhood {
                 lists,
@@ -1541,9 +1534,9 @@ mod tests {
             positions: refs(&s.predicted),
             quads: &quads,
         };
-        let (mut density, mut lambda, mut count) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        let (mut density, mut lambda) = (vec![0.0; n], vec![0.0; n]);
         let mut wall: [Vec<f32>; 3] = core::array::from_fn(|_| vec![0.0; n]);
-        constraint.lambda_pass::<f32>(&nb, &mut density, &mut lambda, &mut count, muts(&mut wall));
+        constraint.lambda_pass::<f32>(&nb, &mut density, &mut lambda, muts(&mut wall));
         let mut out: Vec<(u64, f32)> = s.ids.iter().copied().zip(density).collect();
         out.sort_by_key(|e| e.0);
         out
