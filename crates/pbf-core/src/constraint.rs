@@ -266,7 +266,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
                         (lanes(grad_sq, width), grad_sum.map(|g| lanes(g, width)));
                     for l in 0..width {
                         let (i, k) = (first + l, first + l - start);
-                        let p: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
+                        let p: [f32; D] = core::array::from_fn(|a| nb.quads[i][a]);
                         let (rho, wall_grad) = self.density_at(p, w_sum[l]);
                         density[k] = rho;
                         let mut c = rho / self.rest_density - 1.0;
@@ -335,7 +335,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
                     for l in 0..width {
                         let (i, k) = (first + l, first + l - start);
                         debug_assert_eq!(nb.quads[i][D].to_bits(), lambda[i].to_bits());
-                        let x: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
+                        let x: [f32; D] = core::array::from_fn(|a| nb.quads[i][a]);
                         let mut p: [f32; D] = core::array::from_fn(|a| {
                             x[a] + scale * dp[a][l] + lambda[i] * wall_gradient[a][i]
                         });

@@ -69,7 +69,7 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
                 let (w_sum, within) = (lanes(w_sum, width), lanes(within, width));
                 for l in 0..width {
                     let (i, k) = (first + l, first + l - start);
-                    let p: [f32; D] = core::array::from_fn(|a| nb.positions[a][i]);
+                    let p: [f32; D] = core::array::from_fn(|a| nb.quads[i][a]);
                     density[k] = constraint.density_at(p, w_sum[l]).0;
                     count[k] = 1.0 + within[l];
                     for a in 0..D {
