@@ -149,16 +149,38 @@ pub(crate) fn for_each_block<T: Send>(
         .for_each(|(c, block)| f(c, block));
 }
 
+/// `out[c] = f(range)` for every chunk `c` of [`MIN_CHUNK`] indices of `0..len` (the
+/// chunks of [`deterministic_sum`]), in parallel: folding `out` in order gives the
+/// same result on any number of threads.
+pub(crate) fn per_chunk<T: Send + Default>(
+    len: usize,
+    out: &mut Vec<T>,
+    f: &(impl Fn(core::ops::Range<usize>) -> T + Sync),
+) {
+    out.clear();
+    out.resize_with(len.div_ceil(MIN_CHUNK), T::default);
+    // Sixteen chunks a task at least, split as the passes are.
+    for_each_chunk_of([out.as_mut_slice()], 16, 1, &|first, [part]| {
+        for (k, o) in part.iter_mut().enumerate() {
+            let c = first + k;
+            *o = f(c * MIN_CHUNK..((c + 1) * MIN_CHUNK).min(len));
+        }
+    });
+}
+
+/// The larger of `a` and `b`, NaN if either is NaN: the fold of [`max_of`].
+pub(crate) fn pick_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
 /// The maximum of `f(i)` over `0..len` (`f64::NEG_INFINITY` when empty; NaN is
 /// reported as NaN). Order-independent, so deterministic.
 pub(crate) fn max_of(len: usize, f: &(impl Fn(usize) -> f64 + Sync)) -> f64 {
-    let pick = |a: f64, b: f64| {
-        if a.is_nan() || b.is_nan() {
-            f64::NAN
-        } else {
-            a.max(b)
-        }
-    };
+    let pick = pick_max;
     #[cfg(feature = "rayon")]
     {
         use rayon::prelude::*;

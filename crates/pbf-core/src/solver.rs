@@ -10,7 +10,7 @@ use crate::lists::{
     NeighbourLists, Neighbourhood, Overfull, max_candidates, pack, pack_volumes, repack_extra,
     repack_volumes, room_per_particle,
 };
-use crate::parallel::{MIN_CHUNK, deterministic_sum, for_each_chunk, max_of};
+use crate::parallel::{MIN_CHUNK, deterministic_sum, for_each_chunk, max_of, per_chunk, pick_max};
 use crate::{
     Acceleration, Backend, CoreError, Iterations, Params, Relaxation, viscosity, vorticity,
 };
@@ -179,6 +179,8 @@ pub struct Solver<const D: usize> {
     scratch: Vec<f32>,
     scratch_ids: Vec<u64>,
     partials: Vec<f64>,
+    /// Scratch of the step's statistics, one [`Tally`] per chunk of particles.
+    tallies: Vec<Tally>,
     /// Scratch of [`Self::repair_lists`]: the particles around a point, the particles
     /// that moved more than half the skin and the pairs missing from the lists.
     nearby: Vec<u32>,
@@ -268,6 +270,7 @@ impl<const D: usize> Solver<D> {
             scratch: Vec::new(),
             scratch_ids: Vec::new(),
             partials: Vec::new(),
+            tallies: Vec::new(),
             nearby: Vec::new(),
             moved: Vec::new(),
             missing: Vec::new(),
@@ -631,6 +634,11 @@ impl<const D: usize> Solver<D> {
         for b in self.omega.iter_mut() {
             b.resize(n, 0.0);
         }
+        // Room for the per-chunk sums of the adaptive iterations and the lists' check,
+        // which may first run many steps later.
+        let chunks = n.div_ceil(MIN_CHUNK);
+        self.partials
+            .reserve(chunks.saturating_sub(self.partials.len()));
 
         // 1-2. Forces, prediction, collisions.
         {
@@ -920,13 +928,33 @@ impl<const D: usize> Solver<D> {
         // 7. x = p*.
         core::mem::swap(&mut self.positions, &mut self.predicted);
 
-        // Statistics.
-        let velocities = refs(&self.velocities);
+        // Statistics: one sweep of the particles, by the chunks of `deterministic_sum`.
+        let (velocities, density, count) = (refs(&self.velocities), &self.density, &self.count);
         let speed2 = |i: usize| {
             let v: [f32; D] = core::array::from_fn(|a| velocities[a][i]);
             f64::from(pbf_kernels::norm2(v))
         };
-        let max_speed2 = max_of(n, &speed2);
+        let error = |i: usize| f64::from((density[i] / rest_density - 1.0).max(0.0));
+        let neighbours = |i: usize| f64::from(count[i] - 1.0);
+        per_chunk(n, &mut self.tallies, &|chunk| {
+            let most =
+                |f: &dyn Fn(usize) -> f64| chunk.clone().map(f).fold(f64::NEG_INFINITY, pick_max);
+            let sum = |f: &dyn Fn(usize) -> f64| chunk.clone().map(f).sum::<f64>();
+            Tally {
+                speed2: (sum(&speed2), most(&speed2)),
+                error: (sum(&error), most(&error)),
+                neighbours: (sum(&neighbours), most(&neighbours)),
+                fewest_neighbours: -most(&|i| -neighbours(i)),
+            }
+        });
+        let total = |part: fn(&Tally) -> f64| self.tallies.iter().map(part).sum::<f64>();
+        let most = |part: fn(&Tally) -> f64| {
+            self.tallies
+                .iter()
+                .map(part)
+                .fold(f64::NEG_INFINITY, pick_max)
+        };
+        let max_speed2 = most(|t| t.speed2.1);
         self.step += 1;
         self.time += f64::from(dt);
         if !max_speed2.is_finite() && n > 0 {
@@ -937,16 +965,12 @@ impl<const D: usize> Solver<D> {
             });
         }
         let mass = f64::from(self.params.mass());
-        let kinetic_energy = 0.5 * mass * deterministic_sum(n, &mut self.partials, &speed2);
-        let density = &self.density;
-        let error = |i: usize| f64::from((density[i] / rest_density - 1.0).max(0.0));
-        let average_error = deterministic_sum(n, &mut self.partials, &error) / n.max(1) as f64;
-        let max_error = max_of(n, &error).max(0.0);
-        let count = &self.count;
-        let neighbours_sum =
-            deterministic_sum(n, &mut self.partials, &|i| f64::from(count[i] - 1.0));
-        let max_neighbours = max_of(n, &|i| f64::from(count[i] - 1.0)).max(0.0);
-        let min_neighbours = -max_of(n, &|i| -f64::from(count[i] - 1.0)).min(0.0);
+        let kinetic_energy = 0.5 * mass * total(|t| t.speed2.0);
+        let average_error = total(|t| t.error.0) / n.max(1) as f64;
+        let max_error = most(|t| t.error.1).max(0.0);
+        let neighbours_sum = total(|t| t.neighbours.0);
+        let max_neighbours = most(|t| t.neighbours.1).max(0.0);
+        let min_neighbours = -most(|t| -t.fewest_neighbours).min(0.0);
         let velocity_at = Instant::now();
         self.last = StepDiagnostics {
             step: self.step,
@@ -1469,6 +1493,17 @@ impl<const D: usize> Solver<D> {
         }
         Ok(out)
     }
+}
+
+/// The statistics of a chunk of particles at the end of a step: sum and maximum of
+/// the squared speeds, of the density errors and of the neighbour counts, and the
+/// fewest neighbours (each maximum NaN if a value is).
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    speed2: (f64, f64),
+    error: (f64, f64),
+    neighbours: (f64, f64),
+    fewest_neighbours: f64,
 }
 
 #[cfg(test)]
