@@ -937,15 +937,11 @@ impl<const D: usize> Solver<D> {
         let error = |i: usize| f64::from((density[i] / rest_density - 1.0).max(0.0));
         let neighbours = |i: usize| f64::from(count[i] - 1.0);
         per_chunk(n, &mut self.tallies, &|chunk| {
-            let most =
-                |f: &dyn Fn(usize) -> f64| chunk.clone().map(f).fold(f64::NEG_INFINITY, pick_max);
-            let sum = |f: &dyn Fn(usize) -> f64| chunk.clone().map(f).sum::<f64>();
-            Tally {
-                speed2: (sum(&speed2), most(&speed2)),
-                error: (sum(&error), most(&error)),
-                neighbours: (sum(&neighbours), most(&neighbours)),
-                fewest_neighbours: -most(&|i| -neighbours(i)),
+            let mut t = Tally::default();
+            for i in chunk {
+                t.add(speed2(i), error(i), neighbours(i));
             }
+            t
         });
         let total = |part: fn(&Tally) -> f64| self.tallies.iter().map(part).sum::<f64>();
         let most = |part: fn(&Tally) -> f64| {
@@ -1498,7 +1494,7 @@ impl<const D: usize> Solver<D> {
 /// The statistics of a chunk of particles at the end of a step: sum and maximum of
 /// the squared speeds, of the density errors and of the neighbour counts, and the
 /// fewest neighbours (each maximum NaN if a value is).
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 struct Tally {
     speed2: (f64, f64),
     error: (f64, f64),
@@ -1506,11 +1502,61 @@ struct Tally {
     fewest_neighbours: f64,
 }
 
+impl Default for Tally {
+    /// No particle: sums 0, maxima -inf, the fewest +inf.
+    fn default() -> Self {
+        let none = (0.0, f64::NEG_INFINITY);
+        Self {
+            speed2: none,
+            error: none,
+            neighbours: none,
+            fewest_neighbours: f64::INFINITY,
+        }
+    }
+}
+
+impl Tally {
+    /// Adds one particle: sums in order, the maxima as [`pick_max`] folds them.
+    #[inline(always)]
+    fn add(&mut self, speed2: f64, error: f64, neighbours: f64) {
+        for (part, v) in [
+            (&mut self.speed2, speed2),
+            (&mut self.error, error),
+            (&mut self.neighbours, neighbours),
+        ] {
+            part.0 += v;
+            part.1 = pick_max(part.1, v);
+        }
+        self.fewest_neighbours = -pick_max(-self.fewest_neighbours, -neighbours);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use pbf_kernels::{norm2, within};
     use proptest::prelude::*;
+
+    /// A chunk's tally holds the sums, maxima and the minimum of its values, a NaN
+    /// makes a maximum NaN, and an empty chunk has none.
+    #[test]
+    fn a_tally_sums_and_bounds_its_particles() {
+        let values = [(4.0, 0.0, 30.0), (1.0, 0.25, 12.0), (9.0, 0.5, 41.0)];
+        let mut t = Tally::default();
+        for &(s, e, k) in &values {
+            t.add(s, e, k);
+        }
+        assert_eq!(t.speed2, (14.0, 9.0));
+        assert_eq!(t.error, (0.75, 0.5));
+        assert_eq!(t.neighbours, (83.0, 41.0));
+        assert_eq!(t.fewest_neighbours, 12.0);
+        t.add(f64::NAN, 0.0, 20.0);
+        assert!(t.speed2.0.is_nan() && t.speed2.1.is_nan());
+        assert_eq!(t.error.1, 0.5);
+        let none = Tally::default();
+        assert_eq!(none.speed2, (0.0, f64::NEG_INFINITY));
+        assert_eq!(none.fewest_neighbours, f64::INFINITY);
+    }
 
     /// A solver (h = 0.2, list radius 0.22) whose lists are built on `points`, with
     /// `predicted` where the lists were built.
