@@ -168,7 +168,7 @@ pub(crate) fn per_chunk<T: Send + Default>(
     });
 }
 
-/// The larger of `a` and `b`, NaN if either is NaN: the fold of [`max_of`].
+/// The larger of `a` and `b`, NaN if either is NaN.
 pub(crate) fn pick_max(a: f64, b: f64) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN
@@ -177,21 +177,28 @@ pub(crate) fn pick_max(a: f64, b: f64) -> f64 {
     }
 }
 
-/// The maximum of `f(i)` over `0..len` (`f64::NEG_INFINITY` when empty; NaN is
-/// reported as NaN). Order-independent, so deterministic.
-pub(crate) fn max_of(len: usize, f: &(impl Fn(usize) -> f64 + Sync)) -> f64 {
-    let pick = pick_max;
+/// The largest of the non-negative values `f(i)` over `0..len` (0 when empty), NaN
+/// if one is NaN: the maximum of their bits, which order as the values do, a NaN's
+/// (of either sign) above +inf's. Order-independent, so deterministic, and a
+/// branch-free loop over each chunk.
+pub(crate) fn max_of_nonnegative(len: usize, f: &(impl Fn(usize) -> f32 + Sync)) -> f32 {
+    let chunk = |c: usize| {
+        (c * MIN_CHUNK..((c + 1) * MIN_CHUNK).min(len))
+            .map(|i| f(i).to_bits())
+            .fold(0, u32::max)
+    };
+    let chunks = len.div_ceil(MIN_CHUNK);
     #[cfg(feature = "rayon")]
-    {
+    let most = {
         use rayon::prelude::*;
-        (0..len)
+        (0..chunks)
             .into_par_iter()
-            .with_min_len(MIN_CHUNK)
-            .map(f)
-            .reduce(|| f64::NEG_INFINITY, pick)
-    }
+            .map(chunk)
+            .reduce(|| 0, u32::max)
+    };
     #[cfg(not(feature = "rayon"))]
-    (0..len).map(f).fold(f64::NEG_INFINITY, pick)
+    let most = (0..chunks).map(chunk).fold(0, u32::max);
+    f32::from_bits(most)
 }
 
 #[cfg(test)]
@@ -238,8 +245,16 @@ mod tests {
             deterministic_sum(1000, &mut scratch, &|i| i as f64),
             499_500.0
         );
-        assert_eq!(max_of(1000, &|i| (i % 77) as f64), 76.0);
-        assert!(max_of(10, &|i| if i == 3 { f64::NAN } else { 1.0 }).is_nan());
-        assert_eq!(max_of(0, &|_| 1.0), f64::NEG_INFINITY);
+        assert_eq!(max_of_nonnegative(1000, &|i| (i % 77) as f32), 76.0);
+        assert_eq!(
+            max_of_nonnegative(700, &|i| (i as f32).sqrt()),
+            699f32.sqrt()
+        );
+        for nan in [f32::NAN, -f32::NAN] {
+            let f = |i: usize| if i == 3 { nan } else { f32::INFINITY };
+            assert!(max_of_nonnegative(10, &f).is_nan());
+        }
+        assert_eq!(max_of_nonnegative(600, &|_| f32::INFINITY), f32::INFINITY);
+        assert_eq!(max_of_nonnegative(0, &|_| 1.0), 0.0);
     }
 }

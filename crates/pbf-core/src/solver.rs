@@ -10,7 +10,9 @@ use crate::lists::{
     NeighbourLists, Neighbourhood, Overfull, max_candidates, pack, pack_volumes, repack_extra,
     repack_volumes, room_per_particle,
 };
-use crate::parallel::{MIN_CHUNK, deterministic_sum, for_each_chunk, max_of, per_chunk, pick_max};
+use crate::parallel::{
+    MIN_CHUNK, deterministic_sum, for_each_chunk, max_of_nonnegative, per_chunk, pick_max,
+};
 use crate::{
     Acceleration, Backend, CoreError, Iterations, Params, Relaxation, viscosity, vorticity,
 };
@@ -722,13 +724,13 @@ impl<const D: usize> Solver<D> {
         loop {
             if iterations > 0 || corrected {
                 let (now, built) = (refs(&self.predicted), refs(&self.built));
-                let moved = max_of(n, &|i| {
+                let moved = max_of_nonnegative(n, &|i| {
                     let d: [f32; D] = core::array::from_fn(|a| now[a][i] - built[a][i]);
-                    f64::from(pbf_kernels::norm2(d))
+                    pbf_kernels::norm2(d)
                 });
                 // A non-finite displacement means the iterations diverged: no search
                 // (the grid would reject the positions); the step reports it below.
-                if moved.is_finite() && moved > f64::from(allowed) && !self.repair_lists(allowed) {
+                if moved.is_finite() && moved > allowed && !self.repair_lists(allowed) {
                     self.search(list_radius, room)?;
                     searches += 1;
                 }
