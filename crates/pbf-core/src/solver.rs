@@ -183,6 +183,9 @@ pub struct Solver<const D: usize> {
     partials: Vec<f64>,
     /// Scratch of the step's statistics, one [`Tally`] per chunk of particles.
     tallies: Vec<Tally>,
+    /// Scratch of [`Self::repair_lists`]: how many particles of each chunk moved more
+    /// than half the skin.
+    movers: Vec<u32>,
     /// Scratch of [`Self::repair_lists`]: the particles around a point, the particles
     /// that moved more than half the skin and the pairs missing from the lists.
     nearby: Vec<u32>,
@@ -273,6 +276,7 @@ impl<const D: usize> Solver<D> {
             scratch_ids: Vec::new(),
             partials: Vec::new(),
             tallies: Vec::new(),
+            movers: Vec::new(),
             nearby: Vec::new(),
             moved: Vec::new(),
             missing: Vec::new(),
@@ -641,6 +645,8 @@ impl<const D: usize> Solver<D> {
         let chunks = n.div_ceil(MIN_CHUNK);
         self.partials
             .reserve(chunks.saturating_sub(self.partials.len()));
+        self.movers
+            .reserve(chunks.saturating_sub(self.movers.len()));
 
         // 1-2. Forces, prediction, collisions.
         {
@@ -1278,16 +1284,17 @@ impl<const D: usize> Solver<D> {
             let d: [f32; D] = core::array::from_fn(|a| now[a][i] - built[a][i]);
             pbf_kernels::norm2(d) > allowed
         };
-        // Counted per chunk of `MIN_CHUNK` particles into `partials`.
-        let fast = deterministic_sum(n, &mut self.partials, &|i| {
-            f64::from(u8::from(displaced(i)))
+        // Counted per chunk of `MIN_CHUNK` particles.
+        per_chunk(n, &mut self.movers, &|chunk| {
+            chunk.map(|i| u32::from(displaced(i))).sum::<u32>()
         });
-        if fast > (n / FAST_FRACTION).min(FAST_MOST) as f64 {
+        let fast: usize = self.movers.iter().map(|&c| c as usize).sum();
+        if fast > (n / FAST_FRACTION).min(FAST_MOST) {
             return false;
         }
         self.moved.clear();
-        for (c, &count) in self.partials.iter().enumerate() {
-            if count > 0.0 {
+        for (c, &count) in self.movers.iter().enumerate() {
+            if count > 0 {
                 let chunk = c * MIN_CHUNK..((c + 1) * MIN_CHUNK).min(n);
                 self.moved
                     .extend(chunk.filter(|&f| displaced(f)).map(|f| f as u32));
