@@ -722,7 +722,7 @@ pub(crate) struct Neighbourhood<'a, const D: usize> {
     /// `[p_x, p_y, (p_z,) extra, ...]` of every particle: what the passes gather.
     /// Their epilogues read a particle's own position from its quad too (the bits of
     /// `positions`): the quads are in the cache already, the position arrays would
-    /// add a third more bytes to a pass's working set.
+    /// add twelve bytes a particle to a pass's working set.
     pub(crate) quads: &'a [[f32; 4]],
 }
 
