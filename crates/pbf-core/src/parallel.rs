@@ -239,6 +239,22 @@ mod tests {
     }
 
     #[test]
+    fn per_chunk_covers_every_index_once_in_chunk_order() {
+        for len in [0, 1, 255, 256, 257, 10_000] {
+            let mut out: Vec<(usize, usize)> = Vec::new();
+            per_chunk(len, &mut out, &|r| (r.start, r.end));
+            assert_eq!(out.len(), len.div_ceil(MIN_CHUNK));
+            let mut next = 0;
+            for &(start, end) in &out {
+                assert_eq!(start, next);
+                assert!(end > start && end - start <= MIN_CHUNK);
+                next = end;
+            }
+            assert_eq!(next, len);
+        }
+    }
+
+    #[test]
     fn sum_and_max_are_exact_on_integers() {
         let mut scratch = Vec::new();
         assert_eq!(
