@@ -104,6 +104,12 @@ impl<const D: usize> Boundary<'_, D> {
             }
         };
         let (lo, hi) = (self.domain.lo(), self.domain.hi());
+        // Most particles are at least h from every face: no face adds anything (the
+        // same bits as adding their zeros: the sums stay +0).
+        let h = self.tables.h;
+        if self.colliders.is_empty() && (0..D).all(|a| !(p[a] - lo[a] < h) && !(hi[a] - p[a] < h)) {
+            return (phi, grad);
+        }
         for a in 0..D {
             let mut n = [0.0f32; D];
             n[a] = 1.0;
@@ -142,6 +148,39 @@ mod tests {
                     last = p;
                 }
             }
+        }
+    }
+
+    /// Far from every face the walls add nothing (+0, as adding each face's zeros
+    /// gives); within h of a face they add its share, with or without colliders.
+    #[test]
+    fn walls_add_only_within_h_of_a_face() {
+        use crate::collide::{ColliderKind, Shape};
+        let h = 0.1f32;
+        let tables = WallTables::new(&Kernel::<3>::new(h).unwrap());
+        let domain = Domain::new([0.0; 3], [1.0; 3]).unwrap();
+        let far_sphere = Shape::Sphere {
+            center: [5.0, 5.0, 5.0],
+            radius: 0.1,
+        };
+        let colliders = [Collider::new(far_sphere, ColliderKind::Solid).unwrap()];
+        for colliders in [&[][..], &colliders[..]] {
+            let walls = Boundary {
+                domain: &domain,
+                colliders,
+                tables: &tables,
+            };
+            let (phi, grad) = walls.density_and_gradient([0.5, 0.5, 0.5]);
+            assert_eq!(phi.to_bits(), 0.0f32.to_bits());
+            assert!(grad.iter().all(|g| g.to_bits() == 0.0f32.to_bits()));
+            // Within h of the top face: its share, and a gradient along z only.
+            let z = 1.0 - 0.5 * h;
+            let (phi, grad) = walls.density_and_gradient([0.5, 0.5, z]);
+            assert!(phi > 0.01 && phi == tables.at(1.0 - z).0, "phi {phi}");
+            assert!(
+                grad[2] > 0.0 && grad[0] == 0.0 && grad[1] == 0.0,
+                "{grad:?}"
+            );
         }
     }
 
