@@ -104,27 +104,13 @@ pub(crate) fn deterministic_sum(
     partials: &mut Vec<f64>,
     f: &(impl Fn(usize) -> f64 + Sync),
 ) -> f64 {
-    let chunks = len.div_ceil(MIN_CHUNK);
-    partials.clear();
-    partials.resize(chunks, 0.0);
-    let fill = |c: usize, out: &mut f64| {
-        let end = ((c + 1) * MIN_CHUNK).min(len);
-        *out = (c * MIN_CHUNK..end).map(f).sum();
-    };
-    #[cfg(feature = "rayon")]
-    {
-        use rayon::prelude::*;
-        partials
-            .par_iter_mut()
-            .enumerate()
-            .for_each(|(c, out)| fill(c, out));
-    }
-    #[cfg(not(feature = "rayon"))]
-    partials
-        .iter_mut()
-        .enumerate()
-        .for_each(|(c, out)| fill(c, out));
+    per_chunk(len, partials, &|range| range.map(f).sum());
     partials.iter().sum()
+}
+
+/// Chunk `c` of the chunks of [`MIN_CHUNK`] indices of `0..len`.
+pub(crate) fn chunk(c: usize, len: usize) -> core::ops::Range<usize> {
+    c * MIN_CHUNK..((c + 1) * MIN_CHUNK).min(len)
 }
 
 /// Calls `f(c, block)` on the consecutive blocks of `block_len` elements of `out` (the
@@ -163,7 +149,7 @@ pub(crate) fn per_chunk<T: Send + Default>(
     for_each_chunk_of([out.as_mut_slice()], 16, 1, &|first, [part]| {
         for (k, o) in part.iter_mut().enumerate() {
             let c = first + k;
-            *o = f(c * MIN_CHUNK..((c + 1) * MIN_CHUNK).min(len));
+            *o = f(chunk(c, len));
         }
     });
 }
@@ -182,22 +168,18 @@ pub(crate) fn pick_max(a: f64, b: f64) -> f64 {
 /// (of either sign) above +inf's. Order-independent, so deterministic, and a
 /// branch-free loop over each chunk.
 pub(crate) fn max_of_nonnegative(len: usize, f: &(impl Fn(usize) -> f32 + Sync)) -> f32 {
-    let chunk = |c: usize| {
-        (c * MIN_CHUNK..((c + 1) * MIN_CHUNK).min(len))
-            .map(|i| f(i).to_bits())
-            .fold(0, u32::max)
-    };
+    let most_in = |c: usize| chunk(c, len).map(|i| f(i).to_bits()).fold(0, u32::max);
     let chunks = len.div_ceil(MIN_CHUNK);
     #[cfg(feature = "rayon")]
     let most = {
         use rayon::prelude::*;
         (0..chunks)
             .into_par_iter()
-            .map(chunk)
+            .map(most_in)
             .reduce(|| 0, u32::max)
     };
     #[cfg(not(feature = "rayon"))]
-    let most = (0..chunks).map(chunk).fold(0, u32::max);
+    let most = (0..chunks).map(most_in).fold(0, u32::max);
     f32::from_bits(most)
 }
 

@@ -11,7 +11,7 @@ use crate::lists::{
     repack_volumes, room_per_particle,
 };
 use crate::parallel::{
-    MIN_CHUNK, deterministic_sum, for_each_chunk, max_of_nonnegative, per_chunk, pick_max,
+    MIN_CHUNK, chunk, deterministic_sum, for_each_chunk, max_of_nonnegative, per_chunk, pick_max,
 };
 use crate::{
     Acceleration, Backend, CoreError, Iterations, Params, Relaxation, viscosity, vorticity,
@@ -1295,9 +1295,8 @@ impl<const D: usize> Solver<D> {
         self.moved.clear();
         for (c, &count) in self.movers.iter().enumerate() {
             if count > 0 {
-                let chunk = c * MIN_CHUNK..((c + 1) * MIN_CHUNK).min(n);
                 self.moved
-                    .extend(chunk.filter(|&f| displaced(f)).map(|f| f as u32));
+                    .extend(chunk(c, n).filter(|&f| displaced(f)).map(|f| f as u32));
             }
         }
         let (lists, h2) = (&self.lists, self.kernel.h2());
