@@ -105,9 +105,14 @@ impl<const D: usize> Boundary<'_, D> {
         };
         let (lo, hi) = (self.domain.lo(), self.domain.hi());
         // Most particles are at least h from every face: no face adds anything (the
-        // same bits as adding their zeros: the sums stay +0).
+        // same bits as adding their zeros: the sums stay +0, and a gradient that is
+        // not -0 stays itself when a zero of either sign is taken from it).
         let h = self.tables.h;
-        if self.colliders.is_empty() && (0..D).all(|a| !(p[a] - lo[a] < h) && !(hi[a] - p[a] < h)) {
+        // So are most particles from every collider, which their bounds show without
+        // evaluating the distance (below).
+        if (0..D).all(|a| !(p[a] - lo[a] < h) && !(hi[a] - p[a] < h))
+            && self.colliders.iter().all(|c| c.clear_of(p, h))
+        {
             return (phi, grad);
         }
         for a in 0..D {
@@ -117,7 +122,7 @@ impl<const D: usize> Boundary<'_, D> {
             n[a] = -1.0;
             add(hi[a] - p[a], n);
         }
-        for c in self.colliders {
+        for c in self.colliders.iter().filter(|c| !c.clear_of(p, h)) {
             let (d, n) = c.distance_and_normal(p);
             add(d, n);
         }

@@ -856,7 +856,7 @@ impl<const D: usize> Solver<D> {
                     let p: [f32; D] = core::array::from_fn(|a| predicted[a][i]);
                     let mut vel: [f32; D] =
                         core::array::from_fn(|a| (p[a] - positions[a][i]) * inv_dt);
-                    for c in colliders {
+                    for c in colliders.iter().filter(|c| !c.clear_of(p, contact)) {
                         let (d, normal) = c.distance_and_normal(p);
                         if d < contact {
                             let (friction, restitution) = c.response();
