@@ -115,12 +115,18 @@ impl<const D: usize> Boundary<'_, D> {
         {
             return (phi, grad);
         }
+        // Only the faces within h add anything (the others add zeros: see above).
         for a in 0..D {
             let mut n = [0.0f32; D];
-            n[a] = 1.0;
-            add(p[a] - lo[a], n);
-            n[a] = -1.0;
-            add(hi[a] - p[a], n);
+            let (below, above) = (p[a] - lo[a], hi[a] - p[a]);
+            if below < h {
+                n[a] = 1.0;
+                add(below, n);
+            }
+            if above < h {
+                n[a] = -1.0;
+                add(above, n);
+            }
         }
         for c in self.colliders.iter().filter(|c| !c.clear_of(p, h)) {
             let (d, n) = c.distance_and_normal(p);
