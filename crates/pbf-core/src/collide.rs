@@ -549,6 +549,92 @@ impl<const D: usize> Free<D> {
             Free::HalfSpace { point, normal } => dot(sub(p, point), normal) >= r,
         }
     }
+
+    /// Whether every point of the box `lo..=hi` lies at least `r` inside the region:
+    /// the box's farthest corner from the axis or centre, or its nearest corner to
+    /// the plane, does.
+    #[inline(always)]
+    fn holds_box(&self, lo: [f32; D], hi: [f32; D], r: f32) -> bool {
+        let far = |k: usize, c: f32| (lo[k] - c).abs().max((hi[k] - c).abs());
+        match *self {
+            Free::Nowhere => false,
+            Free::Box { lo: l, hi: h } => (0..D).all(|k| lo[k] >= l[k] + r && hi[k] <= h[k] - r),
+            Free::Ball { center, radius } => {
+                let q = radius - r;
+                let d2: f32 = (0..D).map(|k| far(k, center[k]) * far(k, center[k])).sum();
+                q > 0.0 && d2 <= q * q
+            }
+            Free::Column {
+                axis,
+                radius,
+                lo: y_lo,
+                hi: y_hi,
+            } => {
+                let q = radius - r;
+                let rho2: f32 = (0..D)
+                    .filter(|&k| k != 1)
+                    .map(|k| far(k, axis[k]) * far(k, axis[k]))
+                    .sum();
+                q > 0.0 && rho2 <= q * q && lo[1] >= y_lo + r && hi[1] <= y_hi - r
+            }
+            Free::HalfSpace { point, normal } => {
+                let near: [f32; D] =
+                    core::array::from_fn(|k| if normal[k] >= 0.0 { lo[k] } else { hi[k] });
+                dot(sub(near, point), normal) >= r
+            }
+        }
+    }
+}
+
+/// The bounding box of `points`, or `None` when a coordinate is not finite.
+#[inline(always)]
+pub(crate) fn bounding_box<const D: usize>(
+    points: impl IntoIterator<Item = [f32; D]>,
+) -> Option<([f32; D], [f32; D])> {
+    let (mut lo, mut hi) = ([f32::INFINITY; D], [f32::NEG_INFINITY; D]);
+    let mut finite = true;
+    for p in points {
+        for k in 0..D {
+            finite &= p[k].is_finite();
+            lo[k] = lo[k].min(p[k]);
+            hi[k] = hi[k].max(p[k]);
+        }
+    }
+    finite.then_some((lo, hi))
+}
+
+/// Runs `f(first, width)` over `0..len` in blocks of [`GROUP`](crate::lists::GROUP)
+/// (`width` of them, fewer in the last): the blocks of [`project_block`].
+#[inline(always)]
+pub(crate) fn for_each_block(len: usize, mut f: impl FnMut(usize, usize)) {
+    let block = crate::lists::GROUP;
+    let mut first = 0;
+    while first < len {
+        f(first, block.min(len - first));
+        first += block;
+    }
+}
+
+/// [`Collider::project_from`] for a block of moves, `to[l]` from `from[l]`, collider
+/// by collider (each particle meets them in the order of the slice, as one at a time
+/// would). Particles that move in groups, as the passes' lanes do, are mostly all
+/// clear of a collider at once: one test of the block's bounding box shows it.
+#[inline]
+pub(crate) fn project_block<const D: usize>(
+    colliders: &[Collider<D>],
+    from: &[[f32; D]],
+    to: &mut [[f32; D]],
+    margin: f32,
+) {
+    for c in colliders {
+        let all_clear = bounding_box(from.iter().chain(to.iter()).copied())
+            .is_some_and(|(lo, hi)| c.bounds.clear_box(lo, hi, margin));
+        if !all_clear {
+            for (p, &x) in to.iter_mut().zip(from) {
+                c.project_from(p, x, margin);
+            }
+        }
+    }
 }
 
 impl<const D: usize> Bounds<D> {
@@ -679,6 +765,15 @@ impl<const D: usize> Bounds<D> {
     fn clear_of(&self, p: [f32; D], r: f32) -> bool {
         let r = self.padded(r);
         (0..D).any(|k| p[k] < self.lo[k] - r || p[k] > self.hi[k] + r) || self.free.holds(p, r)
+    }
+
+    /// Whether every point of the box `lo..=hi` is at least `r` from the solid: the
+    /// box lies beyond one side of the box around the solid, or in the free region.
+    #[inline(always)]
+    fn clear_box(&self, lo: [f32; D], hi: [f32; D], r: f32) -> bool {
+        let r = self.padded(r);
+        (0..D).any(|k| hi[k] < self.lo[k] - r || lo[k] > self.hi[k] + r)
+            || self.free.holds_box(lo, hi, r)
     }
 
     /// Whether every point of the segment `a..b` is at least `r` from the solid: both
@@ -880,7 +975,9 @@ impl<const D: usize> Collider<D> {
     pub(crate) fn project_from(&self, p: &mut [f32; D], from: [f32; D], margin: f32) -> bool {
         // The common case, away from every surface: the whole way is clear by the
         // bounds alone (what the sweep below would find, at a fraction of its cost).
-        if self.bounds.clear_between(from, *p, margin) {
+        // (A target that is not finite, from iterations that diverged, takes the
+        // sweep, which leaves it to the step's divergence check.)
+        if p.iter().all(|c| c.is_finite()) && self.bounds.clear_between(from, *p, margin) {
             return false;
         }
         self.project_from_near(p, from, margin)
@@ -893,6 +990,12 @@ impl<const D: usize> Collider<D> {
     #[inline(always)]
     pub(crate) fn clear_of(&self, p: [f32; D], r: f32) -> bool {
         self.bounds.clear_of(p, r)
+    }
+
+    /// [`clear_of`](Self::clear_of) for every point of the box `lo..=hi`.
+    #[inline(always)]
+    pub(crate) fn clear_of_box(&self, lo: [f32; D], hi: [f32; D], r: f32) -> bool {
+        self.bounds.clear_box(lo, hi, r)
     }
 
     /// [`project_from`](Self::project_from) where the bounds cannot show the way clear.
@@ -1124,6 +1227,7 @@ fn unit_or_up<const D: usize>(d: [f32; D], r: f32) -> [f32; D] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lists::GROUP;
 
     fn numeric_normal<const D: usize>(c: &Collider<D>, p: [f32; D]) -> [f32; D] {
         let e = 1e-3;
@@ -1275,6 +1379,18 @@ mod tests {
                 "{c:?}: {a:?}..{b:?}"
             );
         }
+        // The box with corners a and b: clear means every point of it, the corners and
+        // a lattice through it, is at least r away.
+        let (lo, hi) = bounding_box([a, b]).expect("finite");
+        if c.clear_of_box(lo, hi, r) {
+            for k in 0..5usize.pow(D as u32) {
+                let q: [f32; D] = core::array::from_fn(|i| {
+                    let t = ((k / 5usize.pow(i as u32)) % 5) as f32 / 4.0;
+                    lo[i] + t * (hi[i] - lo[i])
+                });
+                prop_assert!(c.distance(q) >= r, "{c:?} in {lo:?}..{hi:?} at {q:?}");
+            }
+        }
         Ok(())
     }
 
@@ -1300,6 +1416,50 @@ mod tests {
             let s2 = any_shape::<2>(pick, &u);
             if let Ok(c) = Collider::new(s2, kind) {
                 bounds_hold(&c, [a[0], a[1]], [b[0], b[1]], r)?;
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// A block of moves ends where each move, projected alone, ends: bit for bit,
+        /// whether its bounding box is clear or not, with two colliders in turn.
+        #[test]
+        fn a_block_projects_as_its_moves_do_one_by_one(
+            centre in proptest::collection::vec(-1.0f32..1.0, 3),
+            spread in 0.001f32..0.5,
+            offsets in proptest::collection::vec(-1.0f32..1.0, 6 * GROUP),
+            width in 1usize..=GROUP,
+        ) {
+            let colliders = [
+                Collider::new(
+                    Shape::Box { center: [0.0; 3], half_extents: [0.8, 0.6, 0.7] },
+                    ColliderKind::Container { wall_thickness: 0.1, open_top: true },
+                )
+                .unwrap(),
+                Collider::new(
+                    Shape::Sphere { center: [0.3, -0.2, 0.1], radius: 0.25 },
+                    ColliderKind::Solid,
+                )
+                .unwrap(),
+            ];
+            let point = |o: usize| -> [f32; 3] {
+                core::array::from_fn(|a| centre[a] + spread * offsets[o + a])
+            };
+            // Start outside the solids, as the solver's positions are.
+            let from: Vec<[f32; 3]> = (0..width)
+                .map(|l| point(6 * l))
+                .filter(|&x| colliders.iter().all(|c| c.distance(x) > 0.0))
+                .collect();
+            let targets: Vec<[f32; 3]> = (0..from.len()).map(|l| point(6 * l + 3)).collect();
+            let mut block = targets.clone();
+            project_block(&colliders, &from, &mut block, 0.025);
+            for l in 0..from.len() {
+                let mut one = targets[l];
+                for c in &colliders {
+                    c.project_from(&mut one, from[l], 0.025);
+                }
+                proptest::prop_assert_eq!(one.map(f32::to_bits), block[l].map(f32::to_bits));
             }
         }
     }

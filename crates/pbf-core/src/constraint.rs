@@ -2,9 +2,9 @@
 //! position-delta pass of each solver iteration.
 
 use crate::boundary::Boundary;
-use crate::collide::{Collider, Domain};
+use crate::collide::{Collider, Domain, project_block};
 use crate::lanes::{Lane, lanes, norm2};
-use crate::lists::{Neighbourhood, for_each_group};
+use crate::lists::{GROUP, Neighbourhood, for_each_group};
 use crate::parallel::for_each_chunk;
 use pbf_kernels::{Kernel, TensileCorrection};
 
@@ -215,12 +215,48 @@ impl<'a, const D: usize> Constraint<'a, D> {
     /// walls' share of its constraint gradient. The lambda pass and the XSPH pass
     /// ([`crate::viscosity::xsph_and_curl`]) both end with it, so that the same sums
     /// give the same bits.
-    #[inline]
-    pub(crate) fn density_at(&self, p: [f32; D], w_sum: f32) -> (f32, [f32; D]) {
-        let (wall_share, wall_grad) = self.boundary.density_and_gradient(p);
+    /// `near_walls` false (every particle of the group clear of the walls, by
+    /// [`Constraint::near_walls`]) skips the walls, which add nothing there.
+    #[inline(always)]
+    pub(crate) fn density_at(&self, p: [f32; D], w_sum: f32, near_walls: bool) -> (f32, [f32; D]) {
+        let (wall_share, wall_grad) = if near_walls {
+            self.walls_at(p)
+        } else {
+            (0.0, [0.0; D])
+        };
         let self_weight = self.kernel.poly6(0.0);
         let rho = self.mass * (self_weight + w_sum) + self.rest_density * wall_share;
         (rho, wall_grad)
+    }
+
+    /// The walls' share at `p`, out of line: the passes' code around it stays small.
+    #[inline(never)]
+    fn walls_at(&self, p: [f32; D]) -> (f32, [f32; D]) {
+        self.boundary.density_and_gradient(p)
+    }
+
+    /// Whether a wall may add to the density of a particle of the group `first..first +
+    /// width` (whose positions are the quads'): one test of their bounding box.
+    #[inline]
+    pub(crate) fn near_walls(&self, quads: &[[f32; 4]], first: usize, width: usize) -> bool {
+        // Whole quads, four lanes at a time (the fourth, not a coordinate, is left
+        // out at the end); `q - q` is 0 for a finite coordinate and NaN otherwise.
+        let (mut lo, mut hi, mut finite) =
+            ([f32::INFINITY; 4], [f32::NEG_INFINITY; 4], [0.0f32; 4]);
+        for q in &quads[first..first + width] {
+            for c in 0..4 {
+                lo[c] = if q[c] < lo[c] { q[c] } else { lo[c] };
+                hi[c] = if q[c] > hi[c] { q[c] } else { hi[c] };
+                finite[c] += q[c] - q[c];
+            }
+        }
+        let bounds = (0..D).all(|a| finite[a] == 0.0).then(|| {
+            (
+                core::array::from_fn(|a| lo[a]),
+                core::array::from_fn(|a| hi[a]),
+            )
+        });
+        !self.boundary.clear_box(bounds)
     }
 
     /// For every particle: the density `rho_i = m sum_j W_ij + rho0 Phi(walls)` (j = i
@@ -264,10 +300,11 @@ impl<'a, const D: usize> Constraint<'a, D> {
                     let w_sum = lanes(w_sum, width);
                     let (grad_sq, grad_sum) =
                         (lanes(grad_sq, width), grad_sum.map(|g| lanes(g, width)));
+                    let near_walls = self.near_walls(nb.quads, first, width);
                     for l in 0..width {
                         let (i, k) = (first + l, first + l - start);
                         let p: [f32; D] = core::array::from_fn(|a| nb.quads[i][a]);
-                        let (rho, wall_grad) = self.density_at(p, w_sum[l]);
+                        let (rho, wall_grad) = self.density_at(p, w_sum[l], near_walls);
                         density[k] = rho;
                         let mut c = rho / self.rest_density - 1.0;
                         if self.unilateral {
@@ -332,21 +369,23 @@ impl<'a, const D: usize> Constraint<'a, D> {
                         }
                     });
                     let dp = dp.map(|d| lanes(d, width));
+                    let mut from = [[0.0f32; D]; GROUP];
+                    let mut to = [[0.0f32; D]; GROUP];
                     for l in 0..width {
-                        let (i, k) = (first + l, first + l - start);
+                        let i = first + l;
                         debug_assert_eq!(nb.quads[i][D].to_bits(), lambda[i].to_bits());
-                        let x: [f32; D] = core::array::from_fn(|a| nb.quads[i][a]);
-                        let mut p: [f32; D] = core::array::from_fn(|a| {
-                            x[a] + scale * dp[a][l] + lambda[i] * wall_gradient[a][i]
+                        from[l] = core::array::from_fn(|a| nb.quads[i][a]);
+                        to[l] = core::array::from_fn(|a| {
+                            from[l][a] + scale * dp[a][l] + lambda[i] * wall_gradient[a][i]
                         });
-                        // From the current position, which is outside every solid: a
-                        // correction never carries a particle through a wall.
-                        for c in colliders {
-                            c.project_from(&mut p, x, margin);
-                        }
-                        domain.clamp(&mut p, margin);
+                    }
+                    // From the current position, which is outside every solid: a
+                    // correction never carries a particle through a wall.
+                    project_block(colliders, &from[..width], &mut to[..width], margin);
+                    for (l, p) in to[..width].iter_mut().enumerate() {
+                        domain.clamp(p, margin);
                         for a in 0..D {
-                            next[a][k] = p[a];
+                            next[a][first + l - start] = p[a];
                         }
                     }
                 });

@@ -1,14 +1,14 @@
 //! The [`Solver`]: particles, boundaries and the step of DESIGN.md §2.
 
 use crate::boundary::{Boundary, WallTables};
-use crate::collide::{Collider, Domain, contact_weight, respond};
+use crate::collide::{Collider, Domain, contact_weight, for_each_block, project_block, respond};
 use crate::constraint::{Chebyshev, Constraint, jacobi_relaxation};
 use crate::diagnostics::{PhaseTimes, StepDiagnostics};
 use crate::emitter::Emitter;
 use crate::lanes::Lane;
 use crate::lists::{
-    NeighbourLists, Neighbourhood, Overfull, max_candidates, pack, pack_volumes, repack_extra,
-    repack_volumes, room_per_particle,
+    GROUP, NeighbourLists, Neighbourhood, Overfull, max_candidates, pack, pack_volumes,
+    repack_extra, repack_volumes, room_per_particle,
 };
 use crate::parallel::{
     MIN_CHUNK, chunk, deterministic_sum, for_each_chunk, max_of_nonnegative, per_chunk, pick_max,
@@ -656,22 +656,25 @@ impl<const D: usize> Solver<D> {
             for_each_chunk(
                 (muts(&mut self.velocities), muts(&mut self.predicted)),
                 &|start, (v, p)| {
-                    for k in 0..v[0].len() {
-                        let i = start + k;
-                        let mut q = [0.0; D];
-                        for a in 0..D {
-                            v[a][k] += dt * (gravity[a] + force[a][i]);
-                            q[a] = positions[a][i] + dt * v[a][k];
+                    for_each_block(v[0].len(), |block, width| {
+                        let mut from = [[0.0f32; D]; GROUP];
+                        let mut to = [[0.0f32; D]; GROUP];
+                        for l in 0..width {
+                            let (k, i) = (block + l, start + block + l);
+                            for a in 0..D {
+                                v[a][k] += dt * (gravity[a] + force[a][i]);
+                                from[l][a] = positions[a][i];
+                                to[l][a] = positions[a][i] + dt * v[a][k];
+                            }
                         }
-                        let x: [f32; D] = core::array::from_fn(|a| positions[a][i]);
-                        for c in colliders {
-                            c.project_from(&mut q, x, margin);
+                        project_block(colliders, &from[..width], &mut to[..width], margin);
+                        for (l, q) in to[..width].iter_mut().enumerate() {
+                            domain.clamp(q, margin);
+                            for a in 0..D {
+                                p[a][block + l] = q[a];
+                            }
                         }
-                        domain.clamp(&mut q, margin);
-                        for a in 0..D {
-                            p[a][k] = q[a];
-                        }
-                    }
+                    });
                 },
             );
         }
@@ -816,21 +819,25 @@ impl<const D: usize> Solver<D> {
                 };
                 let (colliders, domain) = (&self.colliders, &self.domain);
                 for_each_chunk(muts(&mut self.next), &|start, next| {
-                    for k in 0..next[0].len() {
-                        let i = start + k;
-                        let from: [f32; D] = core::array::from_fn(|a| now[a][i]);
-                        let mut p: [f32; D] = core::array::from_fn(|a| {
-                            let y = g * next[a][k] + (1.0 - g) * now[a][i];
-                            w * (y - before[a][i]) + before[a][i]
-                        });
-                        for c in colliders {
-                            c.project_from(&mut p, from, margin);
+                    for_each_block(next[0].len(), |block, width| {
+                        let mut from = [[0.0f32; D]; GROUP];
+                        let mut to = [[0.0f32; D]; GROUP];
+                        for l in 0..width {
+                            let (k, i) = (block + l, start + block + l);
+                            from[l] = core::array::from_fn(|a| now[a][i]);
+                            to[l] = core::array::from_fn(|a| {
+                                let y = g * next[a][k] + (1.0 - g) * now[a][i];
+                                w * (y - before[a][i]) + before[a][i]
+                            });
                         }
-                        domain.clamp(&mut p, margin);
-                        for a in 0..D {
-                            next[a][k] = p[a];
+                        project_block(colliders, &from[..width], &mut to[..width], margin);
+                        for (l, p) in to[..width].iter_mut().enumerate() {
+                            domain.clamp(p, margin);
+                            for a in 0..D {
+                                next[a][block + l] = p[a];
+                            }
                         }
-                    }
+                    });
                 });
                 // previous <- predicted <- next.
                 core::mem::swap(&mut self.previous, &mut self.predicted);

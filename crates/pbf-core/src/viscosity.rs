@@ -67,10 +67,11 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
                 let xsph = xsph.map(|v| lanes(v, width));
                 let curl = curl.map(|v| lanes(v, width));
                 let (w_sum, within) = (lanes(w_sum, width), lanes(within, width));
+                let near_walls = constraint.near_walls(nb.quads, first, width);
                 for l in 0..width {
                     let (i, k) = (first + l, first + l - start);
                     let p: [f32; D] = core::array::from_fn(|a| nb.quads[i][a]);
-                    density[k] = constraint.density_at(p, w_sum[l]).0;
+                    density[k] = constraint.density_at(p, w_sum[l], near_walls).0;
                     count[k] = 1.0 + within[l];
                     for a in 0..D {
                         next[a][k] = velocity[a][i] + c * xsph[a][l];
