@@ -240,14 +240,14 @@ impl<'a, const D: usize> Constraint<'a, D> {
     #[inline]
     pub(crate) fn near_walls(&self, quads: &[[f32; 4]], first: usize, width: usize) -> bool {
         // Whole quads, four lanes at a time (the fourth, not a coordinate, is left
-        // out at the end); `q - q` is 0 for a finite coordinate and NaN otherwise.
+        // out at the end); `q * 0` is 0 for a finite coordinate and NaN otherwise.
         let (mut lo, mut hi, mut finite) =
             ([f32::INFINITY; 4], [f32::NEG_INFINITY; 4], [0.0f32; 4]);
         for q in &quads[first..first + width] {
             for c in 0..4 {
                 lo[c] = if q[c] < lo[c] { q[c] } else { lo[c] };
                 hi[c] = if q[c] > hi[c] { q[c] } else { hi[c] };
-                finite[c] += q[c] - q[c];
+                finite[c] += q[c] * 0.0;
             }
         }
         let bounds = (0..D).all(|a| finite[a] == 0.0).then(|| {
