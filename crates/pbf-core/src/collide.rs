@@ -129,6 +129,7 @@ impl<const D: usize> Domain<D> {
 
     /// Clamps `p` to the box shrunk by `margin` (to its centre where the box is
     /// thinner than `2 margin`).
+    #[inline]
     pub(crate) fn clamp(&self, p: &mut [f32; D], margin: f32) {
         for a in 0..D {
             let (lo, hi) = (self.lo[a] + margin, self.hi[a] - margin);
@@ -141,6 +142,7 @@ impl<const D: usize> Domain<D> {
     }
 
     /// Walls the point touches within `margin`, as (outward normal into the fluid).
+    #[inline]
     pub(crate) fn contacts(&self, p: [f32; D], margin: f32, mut f: impl FnMut([f32; D], f32)) {
         for a in 0..D {
             let d = p[a] - self.lo[a];
