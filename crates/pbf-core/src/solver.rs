@@ -1,7 +1,9 @@
 //! The [`Solver`]: particles, boundaries and the step of DESIGN.md §2.
 
 use crate::boundary::{Boundary, WallTables};
-use crate::collide::{Collider, Domain, contact_weight, for_each_block, project_block, respond};
+use crate::collide::{
+    Collider, Domain, bounding_box, contact_weight, for_each_block, project_block, respond,
+};
 use crate::constraint::{Chebyshev, Constraint, jacobi_relaxation};
 use crate::diagnostics::{PhaseTimes, StepDiagnostics};
 use crate::emitter::Emitter;
@@ -858,27 +860,44 @@ impl<const D: usize> Solver<D> {
             let contact = margin + 0.01 * self.kernel.h();
             let (wall_friction, wall_restitution) = domain.response();
             for_each_chunk(muts(&mut self.velocities), &|start, v| {
-                for k in 0..v[0].len() {
-                    let i = start + k;
-                    let p: [f32; D] = core::array::from_fn(|a| predicted[a][i]);
-                    let mut vel: [f32; D] =
-                        core::array::from_fn(|a| (p[a] - positions[a][i]) * inv_dt);
-                    for c in colliders.iter().filter(|c| !c.clear_of(p, contact)) {
-                        let (d, normal) = c.distance_and_normal(p);
-                        if d < contact {
-                            let (friction, restitution) = c.response();
-                            let w = contact_weight(d, margin, contact);
-                            respond(&mut vel, normal, friction, restitution, w);
+                for_each_block(v[0].len(), |block, width| {
+                    let mut p = [[0.0f32; D]; GROUP];
+                    let mut vel = [[0.0f32; D]; GROUP];
+                    for l in 0..width {
+                        let i = start + block + l;
+                        p[l] = core::array::from_fn(|a| predicted[a][i]);
+                        vel[l] = core::array::from_fn(|a| (p[l][a] - positions[a][i]) * inv_dt);
+                    }
+                    let (p, vel) = (&p[..width], &mut vel[..width]);
+                    // Collider by collider, each particle meeting them in order; a block
+                    // clear of one by its bounding box skips it.
+                    let bounds = bounding_box(p.iter().copied());
+                    for c in colliders {
+                        if bounds.is_some_and(|(lo, hi)| c.clear_of_box(lo, hi, contact)) {
+                            continue;
+                        }
+                        for (p, vel) in p.iter().zip(vel.iter_mut()) {
+                            if c.clear_of(*p, contact) {
+                                continue;
+                            }
+                            let (d, normal) = c.distance_and_normal(*p);
+                            if d < contact {
+                                let (friction, restitution) = c.response();
+                                let w = contact_weight(d, margin, contact);
+                                respond(vel, normal, friction, restitution, w);
+                            }
                         }
                     }
-                    domain.contacts(p, contact, |normal, d| {
-                        let w = contact_weight(d, margin, contact);
-                        respond(&mut vel, normal, wall_friction, wall_restitution, w)
-                    });
-                    for a in 0..D {
-                        v[a][k] = vel[a];
+                    for (l, (p, vel)) in p.iter().zip(vel.iter_mut()).enumerate() {
+                        domain.contacts(*p, contact, |normal, d| {
+                            let w = contact_weight(d, margin, contact);
+                            respond(vel, normal, wall_friction, wall_restitution, w)
+                        });
+                        for a in 0..D {
+                            v[a][block + l] = vel[a];
+                        }
                     }
-                }
+                });
             });
         }
         let vorticity_on = self.params.vorticity_rel() > 0.0;
