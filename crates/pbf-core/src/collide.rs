@@ -534,31 +534,10 @@ enum Free<const D: usize> {
 }
 
 impl<const D: usize> Free<D> {
-    /// Whether `p` lies at least `r` inside the region.
+    /// Whether `p` lies at least `r` inside the region: the box of one point.
     #[inline(always)]
     fn holds(&self, p: [f32; D], r: f32) -> bool {
-        match *self {
-            Free::Nowhere => false,
-            Free::Box { lo, hi } => (0..D).all(|k| p[k] >= lo[k] + r && p[k] <= hi[k] - r),
-            Free::Ball { center, radius } => {
-                let q = radius - r;
-                q > 0.0 && dot(sub(p, center), sub(p, center)) <= q * q
-            }
-            Free::Column {
-                axis,
-                radius,
-                lo,
-                hi,
-            } => {
-                let q = radius - r;
-                let rho2: f32 = (0..D)
-                    .filter(|&k| k != 1)
-                    .map(|k| (p[k] - axis[k]) * (p[k] - axis[k]))
-                    .sum();
-                q > 0.0 && rho2 <= q * q && p[1] >= lo + r && p[1] <= hi - r
-            }
-            Free::HalfSpace { point, normal } => dot(sub(p, point), normal) >= r,
-        }
+        self.holds_box(p, p, r)
     }
 
     /// Whether every point of the box `lo..=hi` lies at least `r` inside the region:
@@ -615,7 +594,7 @@ pub(crate) fn bounding_box<const D: usize>(
 }
 
 /// Runs `f(first, width)` over `0..len` in blocks of [`GROUP`](crate::lists::GROUP)
-/// (`width` of them, fewer in the last): the blocks of [`project_block`].
+/// (`width` of them, fewer in the last): the blocks of [`confine_block`].
 #[inline(always)]
 pub(crate) fn for_each_block(len: usize, mut f: impl FnMut(usize, usize)) {
     let block = crate::lists::GROUP;
@@ -626,13 +605,15 @@ pub(crate) fn for_each_block(len: usize, mut f: impl FnMut(usize, usize)) {
     }
 }
 
-/// [`Collider::project_from`] for a block of moves, `to[l]` from `from[l]`, collider
-/// by collider (each particle meets them in the order of the slice, as one at a time
-/// would). Particles that move in groups, as the passes' lanes do, are mostly all
-/// clear of a collider at once: one test of the block's bounding box shows it.
+/// Where a block of moves ends: `to[l]`, moving from `from[l]`, kept out of every
+/// collider ([`Collider::project_from`], collider by collider, each particle meeting
+/// them in the order of the slice) and then clamped into the domain, as each move
+/// alone would be. Particles that move in groups, as the passes' lanes do, are mostly
+/// all clear of a collider at once: one test of the block's bounding box shows it.
 #[inline]
-pub(crate) fn project_block<const D: usize>(
+pub(crate) fn confine_block<const D: usize>(
     colliders: &[Collider<D>],
+    domain: &Domain<D>,
     from: &[[f32; D]],
     to: &mut [[f32; D]],
     margin: f32,
@@ -645,6 +626,9 @@ pub(crate) fn project_block<const D: usize>(
                 c.project_from(p, x, margin);
             }
         }
+    }
+    for p in to.iter_mut() {
+        domain.clamp(p, margin);
     }
 }
 
@@ -774,8 +758,7 @@ impl<const D: usize> Bounds<D> {
     /// bound shows it (false when unsure, and for NaN).
     #[inline(always)]
     fn clear_of(&self, p: [f32; D], r: f32) -> bool {
-        let r = self.padded(r);
-        (0..D).any(|k| p[k] < self.lo[k] - r || p[k] > self.hi[k] + r) || self.free.holds(p, r)
+        self.clear_box(p, p, r)
     }
 
     /// Whether every point of the box `lo..=hi` is at least `r` from the solid: the
@@ -1433,7 +1416,7 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
-        /// A block of moves ends where each move, projected alone, ends: bit for bit,
+        /// A block of moves ends where each move, confined alone, ends: bit for bit,
         /// whether its bounding box is clear or not, with two colliders in turn.
         #[test]
         fn a_block_projects_as_its_moves_do_one_by_one(
@@ -1463,13 +1446,15 @@ mod tests {
                 .filter(|&x| colliders.iter().all(|c| c.distance(x) > 0.0))
                 .collect();
             let targets: Vec<[f32; 3]> = (0..from.len()).map(|l| point(6 * l + 3)).collect();
+            let domain = Domain::new([-1.2; 3], [1.2; 3]).unwrap();
             let mut block = targets.clone();
-            project_block(&colliders, &from, &mut block, 0.025);
+            confine_block(&colliders, &domain, &from, &mut block, 0.025);
             for l in 0..from.len() {
                 let mut one = targets[l];
                 for c in &colliders {
                     c.project_from(&mut one, from[l], 0.025);
                 }
+                domain.clamp(&mut one, 0.025);
                 proptest::prop_assert_eq!(one.map(f32::to_bits), block[l].map(f32::to_bits));
             }
         }

@@ -2,7 +2,7 @@
 //! position-delta pass of each solver iteration.
 
 use crate::boundary::Boundary;
-use crate::collide::{Collider, Domain, project_block};
+use crate::collide::{Collider, Domain, confine_block};
 use crate::lanes::{Lane, lanes, norm2};
 use crate::lists::{GROUP, Neighbourhood, for_each_group};
 use crate::parallel::for_each_chunk;
@@ -381,9 +381,8 @@ impl<'a, const D: usize> Constraint<'a, D> {
                     }
                     // From the current position, which is outside every solid: a
                     // correction never carries a particle through a wall.
-                    project_block(colliders, &from[..width], &mut to[..width], margin);
-                    for (l, p) in to[..width].iter_mut().enumerate() {
-                        domain.clamp(p, margin);
+                    confine_block(colliders, domain, &from[..width], &mut to[..width], margin);
+                    for (l, p) in to[..width].iter().enumerate() {
                         for a in 0..D {
                             next[a][first + l - start] = p[a];
                         }

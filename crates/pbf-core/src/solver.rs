@@ -2,7 +2,7 @@
 
 use crate::boundary::{Boundary, WallTables};
 use crate::collide::{
-    Collider, Domain, bounding_box, contact_weight, for_each_block, project_block, respond,
+    Collider, Domain, bounding_box, confine_block, contact_weight, for_each_block, respond,
 };
 use crate::constraint::{Chebyshev, Constraint, jacobi_relaxation};
 use crate::diagnostics::{PhaseTimes, StepDiagnostics};
@@ -669,9 +669,8 @@ impl<const D: usize> Solver<D> {
                                 to[l][a] = positions[a][i] + dt * v[a][k];
                             }
                         }
-                        project_block(colliders, &from[..width], &mut to[..width], margin);
-                        for (l, q) in to[..width].iter_mut().enumerate() {
-                            domain.clamp(q, margin);
+                        confine_block(colliders, domain, &from[..width], &mut to[..width], margin);
+                        for (l, q) in to[..width].iter().enumerate() {
                             for a in 0..D {
                                 p[a][block + l] = q[a];
                             }
@@ -832,9 +831,8 @@ impl<const D: usize> Solver<D> {
                                 w * (y - before[a][i]) + before[a][i]
                             });
                         }
-                        project_block(colliders, &from[..width], &mut to[..width], margin);
-                        for (l, p) in to[..width].iter_mut().enumerate() {
-                            domain.clamp(p, margin);
+                        confine_block(colliders, domain, &from[..width], &mut to[..width], margin);
+                        for (l, p) in to[..width].iter().enumerate() {
                             for a in 0..D {
                                 next[a][block + l] = p[a];
                             }
