@@ -1,7 +1,8 @@
 //! `step`: one solver step of the 3D dam break at 10k, 100k and 1M particles and of
 //! the 2D dam break at 100k (h = 2 spacings, 4 iterations, XSPH and vorticity on), on
 //! 1 and 2 threads; at 100k in 3D also with the eight-lane backend and with the coarse
-//! density correction. Besides criterion's timing of the whole step, it prints the time
+//! density correction, and the `glass` scene (a block dropped into a hollow cylinder,
+//! a collider the dam break does not have). Besides criterion's timing of the whole step, it prints the time
 //! per phase and per particle-iteration, from the solver's own diagnostics.
 //!
 //! `cargo bench --bench step` (add `-- 1M` etc. to filter). The scenes are stepped 30
@@ -79,6 +80,7 @@ fn bench_step(c: &mut Criterion) {
         ("dam-break", 100_000, Backend::Lanes8),
         ("dam-break-coarse", 100_000, Backend::Lanes),
         ("dam-break-2d", 100_000, Backend::Lanes),
+        ("glass", 100_000, Backend::Lanes),
         ("dam-break", 1_000_000, Backend::Lanes),
     ];
     let mut group = c.benchmark_group("step");
