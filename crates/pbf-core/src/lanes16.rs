@@ -5,8 +5,12 @@
 //! solver's [`Lane`], so every neighbour pass runs on it from the same generic source.
 //! The neighbours' positions (and one more value) come from the packed quads of
 //! [`crate::lists::pack`]: one sixteen-byte load per neighbour, transposed into four
-//! registers ([`Lane::gather4`]); other values by sixteen scalar loads. Both are
-//! bounds-checked slice reads. The hardware gather (`vgatherdps`) was slower on the
+//! registers ([`Lane::gather4`]); other values by sixteen scalar loads. Neither
+//! checks its indices (both are `unsafe fn`s): the sixteen compare-and-branch pairs a
+//! slot cost 4-5% of the constraint and velocity phases, and held sixteen indices in
+//! registers at once, which spilled. Their one caller in the passes,
+//! [`crate::lists::Neighbourhood::for_each_slot`], hands them the lists' indices, which
+//! are below the particle count by the lists' construction. The hardware gather (`vgatherdps`) was slower on the
 //! machine of BENCHMARKS.md (Zen 5): 187 against 150 ms a step of the 100k dam break,
 //! 1 thread, where the quads bring it to 108 ms; with one particle a lane, four
 //! hardware gathers a slot made the lambda pass 7.5-8.1 ms against 4.2.
@@ -25,6 +29,8 @@
 //! crate, and values of [`F32x16`] are only made inside [`Lane::run`], which checks
 //! [`available`] and then runs the pass body in a function compiled for AVX-512F (so
 //! that the intrinsics inline). The solver picks this type only when [`available`].
+//! The unchecked loads of [`Lane::gather`] and [`Lane::gather4`] rely on their
+//! callers' indices being in bounds (see there).
 
 #![allow(unsafe_code)]
 
@@ -152,16 +158,22 @@ impl SimdF32 for F32x16 {
 
 /// `[quads[indices[l]][c] for l in 0..8]` for each `c` (two 4x4 transposes with SSE,
 /// which every x86-64 CPU has).
+///
+/// # Safety
+/// Every index is less than `quads.len()`.
 #[inline(always)]
-pub(crate) fn transpose8(quads: &[[f32; 4]], indices: &[u32; 8]) -> [f32x8; 4] {
+pub(crate) unsafe fn transpose8(quads: &[[f32; 4]], indices: &[u32; 8]) -> [f32x8; 4] {
     use core::arch::x86_64::{
         __m128, _mm_loadu_ps, _mm_movehl_ps, _mm_movelh_ps, _mm_unpackhi_ps, _mm_unpacklo_ps,
     };
     let load = |l: usize| {
-        let q = &quads[indices[l] as usize];
-        // SAFETY: `q` is four `f32`, the sixteen bytes an unaligned load reads; SSE is
-        // part of every x86-64 CPU.
-        unsafe { _mm_loadu_ps(q.as_ptr()) }
+        // SAFETY: the index is less than `quads.len()` (the caller's contract); `q` is
+        // four `f32`, the sixteen bytes an unaligned load reads; SSE is part of every
+        // x86-64 CPU.
+        unsafe {
+            let q = quads.get_unchecked(indices[l] as usize);
+            _mm_loadu_ps(q.as_ptr())
+        }
     };
     let quarter = |o: usize| -> [__m128; 4] {
         let (a, b, c, d) = (load(o), load(o + 1), load(o + 2), load(o + 3));
@@ -205,8 +217,9 @@ impl Lane for F32x16 {
         <Self as SimdF32>::splat(v)
     }
     #[inline(always)]
-    fn gather(s: &[f32], idx: &[u32; 16]) -> Self {
-        let at = |l: usize| s[idx[l] as usize];
+    unsafe fn gather(s: &[f32], idx: &[u32; 16]) -> Self {
+        // SAFETY: every index is less than `s.len()` (the caller's contract).
+        let at = |l: usize| unsafe { *s.get_unchecked(idx[l] as usize) };
         // SAFETY: see the module documentation.
         Self(unsafe {
             core::arch::x86_64::_mm512_setr_ps(
@@ -230,16 +243,19 @@ impl Lane for F32x16 {
         })
     }
     #[inline(always)]
-    fn gather4(quads: &[[f32; 4]], idx: &[u32; 16]) -> [Self; 4] {
+    unsafe fn gather4(quads: &[[f32; 4]], idx: &[u32; 16]) -> [Self; 4] {
         use core::arch::x86_64::{
             _mm_loadu_ps, _mm512_castpd_ps, _mm512_castps_pd, _mm512_castps128_ps512,
             _mm512_insertf32x4, _mm512_unpackhi_pd, _mm512_unpackhi_ps, _mm512_unpacklo_pd,
             _mm512_unpacklo_ps,
         };
         let load = |l: usize| {
-            let q = &quads[idx[l] as usize];
-            // SAFETY: `q` is four `f32`, the sixteen bytes an unaligned load reads.
-            unsafe { _mm_loadu_ps(q.as_ptr()) }
+            // SAFETY: the index is less than `quads.len()` (the caller's contract); `q`
+            // is four `f32`, the sixteen bytes an unaligned load reads.
+            unsafe {
+                let q = quads.get_unchecked(idx[l] as usize);
+                _mm_loadu_ps(q.as_ptr())
+            }
         };
         // SAFETY (all the intrinsics below): see the module documentation.
         // Register k holds the quads of neighbours k, k + 4, k + 8 and k + 12, one per
@@ -368,14 +384,16 @@ mod tests {
         ) {
             let indices: [u32; 16] = picks.map(|p| p.index(quads.len()) as u32);
             let eight: [u32; 8] = indices[..8].try_into().unwrap();
-            let x8 = transpose8(&quads, &eight);
+            // SAFETY: `picks` are indices into `quads`.
+            let x8 = unsafe { transpose8(&quads, &eight) };
             for c in 0..4 {
                 for l in 0..8 {
                     prop_assert_eq!(x8[c].to_array()[l], quads[eight[l] as usize][c]);
                 }
             }
             if available() {
-                let x16 = F32x16::run(|| <F32x16 as Lane>::gather4(&quads, &indices).map(lanes));
+                // SAFETY: as above.
+                let x16 = F32x16::run(|| unsafe { <F32x16 as Lane>::gather4(&quads, &indices) }.map(lanes));
                 for c in 0..4 {
                     for l in 0..16 {
                         prop_assert_eq!(x16[c][l], quads[indices[l] as usize][c]);

@@ -201,6 +201,12 @@ pub(crate) struct Overfull {
 }
 
 /// Every particle's neighbours within h, excluding itself.
+///
+/// Every entry of a group's slots is the index of a particle of the last build (below
+/// [`len`](Self::len)): a build writes the grid's candidates, which its sifters read
+/// the positions of (bounds-checked), and the groups' own particles as padding;
+/// [`insert`](Self::insert) checks its pair. The passes' unchecked loads rely on it
+/// ([`Neighbourhood::for_each_slot`]).
 #[derive(Debug, Default, Clone)]
 pub(crate) struct NeighbourLists {
     blocks: Vec<ListBlock>,
@@ -316,6 +322,11 @@ impl NeighbourLists {
             Some((index, candidates)) => Err(Overfull { index, candidates }),
             None => Ok(()),
         }
+    }
+
+    /// The particles of the last build: every entry of the lists is below it.
+    pub(crate) fn len(&self) -> usize {
+        self.len
     }
 
     /// The number of entries in all lists.
@@ -830,6 +841,11 @@ fn repack_with<const D: usize>(quads: &mut [[f32; 4]], extra: impl Fn(usize) -> 
 }
 
 impl<const D: usize> Neighbourhood<'_, D> {
+    /// The particles: every index [`Self::for_each_slot`] hands out is below it.
+    pub(crate) fn len(&self) -> usize {
+        self.quads.len()
+    }
+
     /// Calls `f(indices, x, r2, extra)` for every slot of the group of `L::WIDTH`
     /// particles from `first` (a multiple of the width), one particle a lane: lane `l`
     /// of call `k` is the `k`-th entry of the list of particle `first + l`, with the
@@ -840,14 +856,20 @@ impl<const D: usize> Neighbourhood<'_, D> {
     /// last particle) carry `r2 = +inf` too, and their sums are dropped. Every lane walks its list in order, so a sum over the calls adds each
     /// particle's terms in list order, at every width: the sixteen and eight lanes
     /// give the bits of one (`f32`). Load other per-particle values with
-    /// [`Lane::gather`].
+    /// [`Lane::gather`]: the indices are below [`Self::len`].
+    ///
+    /// # Panics
+    /// When the quads and the lists are not of the same particles (a bug in the
+    /// caller).
     #[inline(always)]
+    #[allow(unsafe_code)]
     pub(crate) fn for_each_slot<L: Lane>(
         &self,
         first: usize,
         mut f: impl FnMut(&L::Indices, [L; D], L, L),
     ) {
         debug_assert_eq!(self.quads.len(), self.positions[0].len());
+        assert_eq!(self.quads.len(), self.lists.len(), "quads and lists");
         let xi: [L; D] = core::array::from_fn(|a| L::load(self.positions[a], first));
         let (columns, slots, counts) = self.lists.group(first, L::WIDTH);
         // Narrower lanes stop at their own longest list.
@@ -862,7 +884,9 @@ impl<const D: usize> Neighbourhood<'_, D> {
         let mut slot = L::splat(0.0);
         for k in 0..slots {
             let indices = L::column(&columns[k * GROUP..]);
-            let q = L::gather4(self.quads, &indices);
+            // SAFETY: the indices are entries of the lists, below `self.lists.len()`
+            // (`NeighbourLists`' invariant), which is the quads' length (asserted).
+            let q = unsafe { L::gather4(self.quads, &indices) };
             let x: [L; D] = core::array::from_fn(|a| xi[a] - q[a]);
             let r2 = L::mask_counts(norm2(x), count, slot);
             slot += L::splat(1.0);
@@ -912,6 +936,50 @@ mod tests {
             }
         }
         p
+    }
+
+    /// The invariant the passes' unchecked loads rely on: after a build of fewer
+    /// particles than the last, every entry of every group's slots (padding included)
+    /// is still a particle of the new build; and a pass over quads of other particles
+    /// is refused.
+    #[test]
+    fn every_entry_is_a_particle_of_the_last_build() {
+        let mut lists = NeighbourLists::default();
+        for (n, h) in [(3000, 0.12f32), (700, 0.2), (5, 0.9)] {
+            let mut p = cloud(n, 11);
+            let mut grid = Grid::<3>::new();
+            grid.rebuild([&p[0], &p[1], &p[2]], h).unwrap();
+            let mut scratch = Vec::new();
+            for a in p.iter_mut() {
+                grid.reorder(a, &mut scratch).unwrap();
+            }
+            lists.build(&grid, [&p[0], &p[1], &p[2]], h * h, 4).unwrap();
+            assert_eq!(lists.len(), n);
+            for first in (0..n).step_by(GROUP) {
+                let (columns, slots, _) = lists.group(first, GROUP);
+                let entries = &columns[..slots * GROUP];
+                assert!(
+                    entries.iter().all(|&j| (j as usize) < n),
+                    "group {first} of {n}"
+                );
+            }
+            let mut quads = Vec::new();
+            pack(&mut quads, [&p[0], &p[1], &p[2]], &vec![0.0; n]);
+            let short = &quads[..n - 1];
+            let nb = Neighbourhood {
+                lists: &lists,
+                positions: [&p[0][..n - 1], &p[1][..n - 1], &p[2][..n - 1]],
+                quads: short,
+            };
+            let refused = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| {
+                nb.for_each_slot::<f32x8>(0, |_, _, _, _| {});
+            }));
+            assert!(
+                refused.is_err(),
+                "quads of {} particles, lists of {n}",
+                n - 1
+            );
+        }
     }
 
     #[test]

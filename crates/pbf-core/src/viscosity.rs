@@ -19,7 +19,7 @@ use crate::parallel::for_each_chunk;
 /// these positions (the same bits): the solver runs this pass at the step's final
 /// positions instead of one more lambda pass, and weighs the neighbours by the volumes
 /// of its last lambda pass (one position delta earlier with a fixed count).
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, unsafe_code)]
 pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
     nb: &Neighbourhood<'_, D>,
     constraint: &Constraint<'_, D>,
@@ -32,6 +32,7 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
 ) {
     crate::lists::pack_vectors(packed, velocity);
     let packed: &[[f32; 4]] = packed;
+    assert_eq!(packed.len(), nb.len(), "a velocity for every particle");
     let (kernel, h2) = (constraint.kernel, constraint.kernel.h2());
     let body = |start: usize,
                 next: &mut [&mut [f32]; D],
@@ -46,7 +47,9 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
                 let (mut w_sum, mut within) = (zero, zero);
                 let want_curl = omega.is_some();
                 nb.for_each_slot::<L>(first, |j, x, r2, volume| {
-                    let vj = L::gather4(packed, j);
+                    // SAFETY: `j` are indices below `nb.len()`, the length of `packed`
+                    // (asserted above).
+                    let vj = unsafe { L::gather4(packed, j) };
                     let dv: [L; D] = core::array::from_fn(|a| vj[a] - vi[a]);
                     let w = L::poly6(kernel, r2);
                     w_sum += w;

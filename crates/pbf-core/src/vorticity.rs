@@ -13,7 +13,7 @@ use pbf_kernels::Kernel;
 /// `eta_i = sum_j (m / rho_j)(|omega_j| - |omega_i|) gradW_ij`, `N = eta / |eta|`, and
 /// the confinement acceleration `f_i = eps_v (N x omega_i)`, applied in the next
 /// prediction. Where `|eta|` vanishes (uniform vorticity) the force is 0.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, unsafe_code)]
 pub(crate) fn confinement<L: Lane, const D: usize>(
     nb: &Neighbourhood<'_, D>,
     kernel: &Kernel<D>,
@@ -21,13 +21,16 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
     omega: [&[f32]; 4],
     force: [&mut [f32]; D],
 ) {
+    assert_eq!(omega[3].len(), nb.len(), "a curl for every particle");
     for_each_chunk(force, &|start, force| {
         L::run(|| {
             for_each_group::<L>(start, force[0].len(), |first, width| {
                 let magnitude_i = L::load(omega[3], first);
                 let mut eta = [L::splat(0.0); D];
                 nb.for_each_slot::<L>(first, |j, x, r2, volume| {
-                    let d_magnitude = L::gather(omega[3], j) - magnitude_i;
+                    // SAFETY: `j` are indices below `nb.len()`, the length of
+                    // `omega[3]` (asserted above).
+                    let d_magnitude = unsafe { L::gather(omega[3], j) } - magnitude_i;
                     let factor = L::gradient_factor(kernel, r2);
                     let grad: [L; D] = core::array::from_fn(|a| factor * x[a]);
                     let t = L::vorticity_gradient(kernel, volume, d_magnitude, grad);
