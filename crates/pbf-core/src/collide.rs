@@ -576,21 +576,50 @@ impl<const D: usize> Free<D> {
     }
 }
 
-/// The bounding box of `points`, or `None` when a coordinate is not finite.
+/// The bounding box of the points of `sets`, or `None` when a coordinate is not
+/// finite.
+///
+/// Branch-free: plain comparisons (no NaN handling of `f32::min`, which a NaN makes
+/// `None` anyway), and `x * 0`, which is 0 for a finite `x` and NaN otherwise, summed
+/// for the finiteness. Written with `f32::min`, `f32::max` and `is_finite`, the box of
+/// a block's moves was 6.7% of the peers' tank step (`confine_block`).
 #[inline(always)]
-pub(crate) fn bounding_box<const D: usize>(
-    points: impl IntoIterator<Item = [f32; D]>,
-) -> Option<([f32; D], [f32; D])> {
-    let (mut lo, mut hi) = ([f32::INFINITY; D], [f32::NEG_INFINITY; D]);
-    let mut finite = true;
-    for p in points {
-        for k in 0..D {
-            finite &= p[k].is_finite();
-            lo[k] = lo[k].min(p[k]);
-            hi[k] = hi[k].max(p[k]);
+pub(crate) fn bounding_box<const D: usize>(sets: &[&[[f32; D]]]) -> Option<([f32; D], [f32; D])> {
+    // Four points at a time, coordinate by coordinate of the flat slice, so that the
+    // compiler keeps `4 D` independent minima in vector registers (one per point and
+    // axis) instead of a chain of shuffles; then each axis's four.
+    const MOST: usize = 16;
+    let period = 4 * D;
+    debug_assert!(period <= MOST);
+    let (mut lo, mut hi, mut finite) = (
+        [f32::INFINITY; MOST],
+        [f32::NEG_INFINITY; MOST],
+        [0.0f32; MOST],
+    );
+    let mut add = |j: usize, x: f32| {
+        lo[j] = if x < lo[j] { x } else { lo[j] };
+        hi[j] = if x > hi[j] { x } else { hi[j] };
+        finite[j] += x * 0.0;
+    };
+    for points in sets {
+        let mut chunks = points.as_flattened().chunks_exact(period);
+        for chunk in &mut chunks {
+            for (j, &x) in chunk.iter().enumerate() {
+                add(j, x);
+            }
+        }
+        // Fewer than four points: each coordinate at its axis's place.
+        for (j, &x) in chunks.remainder().iter().enumerate() {
+            add(j, x);
         }
     }
-    finite.then_some((lo, hi))
+    let finite = finite.iter().all(|&f| f == 0.0);
+    let fold = |v: &[f32; MOST], pick: fn(f32, f32) -> f32| -> [f32; D] {
+        core::array::from_fn(|k| (k..period).step_by(D).map(|j| v[j]).fold(v[k], pick))
+    };
+    let lower = fold(&lo, |a, b| if b < a { b } else { a });
+    let upper = fold(&hi, |a, b| if b > a { b } else { a });
+    finite.then_some((lower, upper))
 }
 
 /// Runs `f(first, width)` over `0..len` in blocks of [`GROUP`](crate::lists::GROUP)
@@ -618,13 +647,15 @@ pub(crate) fn confine_block<const D: usize>(
     to: &mut [[f32; D]],
     margin: f32,
 ) {
+    let mut bounds = bounding_box(&[from, &*to]);
     for c in colliders {
-        let all_clear = bounding_box(from.iter().chain(to.iter()).copied())
-            .is_some_and(|(lo, hi)| c.bounds.clear_box(lo, hi, margin));
+        let all_clear = bounds.is_some_and(|(lo, hi)| c.bounds.clear_box(lo, hi, margin));
         if !all_clear {
             for (p, &x) in to.iter_mut().zip(from) {
                 c.project_from(p, x, margin);
             }
+            // The next collider meets the moves as this one left them.
+            bounds = bounding_box(&[from, &*to]);
         }
     }
     for p in to.iter_mut() {
@@ -1375,7 +1406,7 @@ mod tests {
         }
         // The box with corners a and b: clear means every point of it, the corners and
         // a lattice through it, is at least r away.
-        let (lo, hi) = bounding_box([a, b]).expect("finite");
+        let (lo, hi) = bounding_box(&[&[a, b]]).expect("finite");
         if c.clear_of_box(lo, hi, r) {
             for k in 0..5usize.pow(D as u32) {
                 let q: [f32; D] = core::array::from_fn(|i| {
@@ -1411,6 +1442,49 @@ mod tests {
             if let Ok(c) = Collider::new(s2, kind) {
                 bounds_hold(&c, [a[0], a[1]], [b[0], b[1]], r)?;
             }
+        }
+    }
+
+    /// The box of `sets` point by point with `f32::min`, `f32::max` and `is_finite`.
+    fn box_one_by_one<const D: usize>(sets: &[&[[f32; D]]]) -> Option<([f32; D], [f32; D])> {
+        let mut b = Some(([f32::INFINITY; D], [f32::NEG_INFINITY; D]));
+        for p in sets.iter().flat_map(|s| s.iter()) {
+            if p.iter().any(|x| !x.is_finite()) {
+                b = None;
+            }
+            if let Some((lo, hi)) = &mut b {
+                for k in 0..D {
+                    lo[k] = lo[k].min(p[k]);
+                    hi[k] = hi[k].max(p[k]);
+                }
+            }
+        }
+        b
+    }
+
+    proptest::proptest! {
+        /// The four-at-a-time box is the box point by point, in 2D and 3D, for any
+        /// count of points in either set (remainders included), and `None` when a
+        /// coordinate is infinite or NaN.
+        #[test]
+        fn bounding_box_is_the_box_of_every_point(
+            xs in proptest::collection::vec(-1e3f32..1e3, 0..60),
+            split in 0usize..20,
+            bad in proptest::option::of((0usize..60, 0usize..3)),
+        ) {
+            let mut xs = xs;
+            if let Some((at, which)) = bad && at < xs.len() {
+                xs[at] = [f32::INFINITY, f32::NEG_INFINITY, f32::NAN][which];
+            }
+            let p3: Vec<[f32; 3]> = xs.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+            let cut = split.min(p3.len());
+            let (a, b) = p3.split_at(cut);
+            proptest::prop_assert_eq!(bounding_box(&[a, b]), box_one_by_one(&[a, b]));
+            let p2: Vec<[f32; 2]> = xs.chunks_exact(2).map(|c| [c[0], c[1]]).collect();
+            let cut = split.min(p2.len());
+            let (a, b) = p2.split_at(cut);
+            proptest::prop_assert_eq!(bounding_box(&[a, b]), box_one_by_one(&[a, b]));
+            proptest::prop_assert_eq!(bounding_box::<3>(&[]), Some(([f32::INFINITY; 3], [f32::NEG_INFINITY; 3])));
         }
     }
 

@@ -869,7 +869,7 @@ impl<const D: usize> Solver<D> {
                     let (p, vel) = (&p[..width], &mut vel[..width]);
                     // Collider by collider, each particle meeting them in order; a block
                     // clear of one by its bounding box skips it.
-                    let bounds = bounding_box(p.iter().copied());
+                    let bounds = bounding_box(&[p]);
                     for c in colliders {
                         if bounds.is_some_and(|(lo, hi)| c.clear_of_box(lo, hi, contact)) {
                             continue;
