@@ -19,7 +19,11 @@ pub(crate) trait Lane:
     /// The neighbours' indices of one slot: each lane's particle's `k`-th neighbour.
     type Indices: Copy;
     /// Runs a pass body (a chunk of particles) compiled for the instructions this
-    /// width needs.
+    /// width needs. The body must be an `#[inline(always)]` closure: the sixteen
+    /// lanes run it inside a function compiled for AVX-512F, and a body the compiler
+    /// chose not to inline there would be compiled without it, every intrinsic a call
+    /// (a change elsewhere in the crate once tipped the delta pass's body out of line:
+    /// its phase took 225 ms a step at 97k instead of 15).
     #[inline(always)]
     fn run<R>(f: impl FnOnce() -> R) -> R {
         f()

@@ -125,7 +125,7 @@ pub fn norm2<const D: usize>(x: [f32; D]) -> f32 {
 /// let n = norm2_lanes([f32x8::splat(3.0), f32x8::splat(4.0)]);
 /// assert_eq!(n.to_array(), [25.0; 8]);
 /// ```
-#[inline]
+#[inline(always)]
 pub fn norm2_lanes<V: SimdF32, const D: usize>(x: [V; D]) -> V {
     let mut s = x[0] * x[0];
     for c in &x[1..] {
@@ -160,7 +160,7 @@ pub(crate) fn pad3<const D: usize>(x: [f32; D]) -> [f32; 3] {
 }
 
 /// Lanes version of [`pad3`].
-#[inline]
+#[inline(always)]
 pub(crate) fn pad3_lanes<V: SimdF32, const D: usize>(x: [V; D]) -> [V; 3] {
     let mut out = [V::splat(0.0); 3];
     out[..D].copy_from_slice(&x);

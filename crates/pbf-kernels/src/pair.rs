@@ -38,7 +38,7 @@ impl<const D: usize> Kernel<D> {
     /// assert_eq!(d.to_array()[3], k.density_term(2.0, 0.25));
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn density_term_lanes<V: SimdF32>(&self, mass: f32, r2: V) -> V {
         V::splat(mass) * self.poly6_lanes(r2)
     }
@@ -74,7 +74,7 @@ impl<const D: usize> Kernel<D> {
     /// assert_eq!(g[1].to_array()[0], k.constraint_gradient(0.5, -3.0, [0.2; 2])[1]);
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn constraint_gradient_lanes<V: SimdF32>(
         &self,
         scale: f32,
@@ -120,7 +120,7 @@ impl<const D: usize> Kernel<D> {
     /// assert_eq!(d[2].to_array()[5], reference[2]);
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn position_delta_term_lanes<V: SimdF32>(
         &self,
         scale: f32,
@@ -158,7 +158,7 @@ impl<const D: usize> Kernel<D> {
     /// assert_eq!(t[1].to_array(), [-4.0; 8]);
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn xsph_term_lanes<V: SimdF32>(&self, volume: V, dv: [V; D], w: V) -> [V; D] {
         let f = volume * w;
         dv.map(|c| f * c)
@@ -202,7 +202,7 @@ impl<const D: usize> Kernel<D> {
     /// assert_eq!(c[2].to_array(), [1.0; 8]);
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn vorticity_term_lanes<V: SimdF32>(&self, volume: V, dv: [V; D], grad: [V; D]) -> [V; 3] {
         let g = grad.map(|c| volume * c);
         let (g, v) = (crate::pad3_lanes(g), crate::pad3_lanes(dv));
@@ -249,7 +249,7 @@ impl<const D: usize> Kernel<D> {
     /// assert_eq!(t[0].to_array(), [-1.0; 8]);
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn vorticity_gradient_term_lanes<V: SimdF32>(
         &self,
         volume: V,

@@ -42,7 +42,7 @@ impl<const D: usize> Kernel<D> {
     /// }
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn poly6_lanes<V: SimdF32>(&self, r2: V) -> V {
         let h2 = V::splat(self.h2);
         let d = h2 - r2;

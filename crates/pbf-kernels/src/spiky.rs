@@ -84,7 +84,7 @@ impl<const D: usize> Kernel<D> {
     /// }
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn spiky_gradient_factor_lanes<V: SimdF32>(&self, r2: V) -> V {
         let h2 = V::splat(self.h2);
         let r = r2.sqrt();
@@ -107,7 +107,7 @@ impl<const D: usize> Kernel<D> {
     /// assert_eq!(g[1].to_array()[7], reference[1]);
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn spiky_gradient_lanes<V: SimdF32>(&self, x: [V; D]) -> [V; D] {
         let s = self.spiky_gradient_factor_lanes(crate::norm2_lanes(x));
         x.map(|c| s * c)

@@ -189,7 +189,7 @@ impl TensileCorrection {
     /// }
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn s_corr_lanes<V: SimdF32, const D: usize>(&self, kernel: &Kernel<D>, r2: V) -> V {
         self.s_corr_from_poly6_lanes(kernel.poly6_lanes(r2))
     }
@@ -204,7 +204,7 @@ impl TensileCorrection {
     /// assert_eq!(w.to_array(), [-0.1; 8]);
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn s_corr_from_poly6_lanes<V: SimdF32>(&self, w: V) -> V {
         let ratio = w / V::splat(self.w_dq);
         let mut power = ratio;
