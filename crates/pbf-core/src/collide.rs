@@ -136,6 +136,13 @@ impl<const D: usize> Domain<D> {
         (0..D).all(|a| p[a] >= self.lo[a] && p[a] <= self.hi[a])
     }
 
+    /// Whether the box `lo..=hi` lies inside the domain shrunk by `margin`, where
+    /// [`clamp`](Self::clamp) leaves every point as it is.
+    #[inline]
+    pub(crate) fn holds_box(&self, lo: [f32; D], hi: [f32; D], margin: f32) -> bool {
+        (0..D).all(|a| self.lo[a] + margin <= lo[a] && hi[a] <= self.hi[a] - margin)
+    }
+
     /// Clamps `p` to the box shrunk by `margin` (to its centre where the box is
     /// thinner than `2 margin`).
     #[inline]
@@ -658,8 +665,11 @@ pub(crate) fn confine_block<const D: usize>(
             bounds = bounding_box(&[from, &*to]);
         }
     }
-    for p in to.iter_mut() {
-        domain.clamp(p, margin);
+    // A block inside the shrunk domain is left as it is by the clamp.
+    if !bounds.is_some_and(|(lo, hi)| domain.holds_box(lo, hi, margin)) {
+        for p in to.iter_mut() {
+            domain.clamp(p, margin);
+        }
     }
 }
 
