@@ -286,63 +286,57 @@ impl<'a, const D: usize> Constraint<'a, D> {
             [density, lambda],
             mut wall_gradient,
         )| {
-            L::run(
+            for_each_group::<L>(
+                start,
+                density.len(),
                 #[inline(always)]
-                || {
-                    for_each_group::<L>(
-                        start,
-                        density.len(),
+                |first, width| {
+                    let zero = L::splat(0.0);
+                    let (mut w_sum, mut grad_sq) = (zero, zero);
+                    let mut grad_sum = [zero; D];
+                    nb.for_each_slot::<L>(
+                        first,
                         #[inline(always)]
-                        |first, width| {
-                            let zero = L::splat(0.0);
-                            let (mut w_sum, mut grad_sq) = (zero, zero);
-                            let mut grad_sum = [zero; D];
-                            nb.for_each_slot::<L>(
-                                first,
-                                #[inline(always)]
-                                |_, x, r2, _| {
-                                    w_sum += L::poly6(kernel, r2);
-                                    let factor = L::gradient_factor(kernel, r2);
-                                    let g: [L; D] = core::array::from_fn(|a| factor * x[a]);
-                                    for a in 0..D {
-                                        grad_sum[a] += g[a];
-                                    }
-                                    grad_sq += norm2(g);
-                                },
-                            );
-                            let w_sum = lanes(w_sum, width);
-                            let (grad_sq, grad_sum) =
-                                (lanes(grad_sq, width), grad_sum.map(|g| lanes(g, width)));
-                            let near_walls = self.near_walls(nb.quads, first, width);
-                            for l in 0..width {
-                                let (i, k) = (first + l, first + l - start);
-                                let p: [f32; D] = core::array::from_fn(|a| nb.quads[i][a]);
-                                let (rho, wall_grad) = self.density_at(p, w_sum[l], near_walls);
-                                density[k] = rho;
-                                let mut c = rho / self.rest_density - 1.0;
-                                if self.unilateral {
-                                    c = c.max(0.0);
-                                }
-                                for a in 0..D {
-                                    wall_gradient[a][k] = wall_grad[a];
-                                }
-                                let grad_i: [f32; D] =
-                                    core::array::from_fn(|a| scale * grad_sum[a][l] + wall_grad[a]);
-                                let denominator = pbf_kernels::norm2(grad_i)
-                                    + scale * scale * grad_sq[l]
-                                    + self.epsilon;
-                                // Compressed, the overshoot grows: scaled down (see
-                                // `compression_scaled`).
-                                let knee = COMPRESSION_KNEE * self.rest_density;
-                                let omega = if self.compression_scaled && rho > knee {
-                                    self.relaxation * (knee / rho)
-                                } else {
-                                    self.relaxation
-                                };
-                                lambda[k] = -omega * c / denominator;
+                        |_, x, r2, _| {
+                            w_sum += L::poly6(kernel, r2);
+                            let factor = L::gradient_factor(kernel, r2);
+                            let g: [L; D] = core::array::from_fn(|a| factor * x[a]);
+                            for a in 0..D {
+                                grad_sum[a] += g[a];
                             }
+                            grad_sq += norm2(g);
                         },
                     );
+                    let w_sum = lanes(w_sum, width);
+                    let (grad_sq, grad_sum) =
+                        (lanes(grad_sq, width), grad_sum.map(|g| lanes(g, width)));
+                    let near_walls = self.near_walls(nb.quads, first, width);
+                    for l in 0..width {
+                        let (i, k) = (first + l, first + l - start);
+                        let p: [f32; D] = core::array::from_fn(|a| nb.quads[i][a]);
+                        let (rho, wall_grad) = self.density_at(p, w_sum[l], near_walls);
+                        density[k] = rho;
+                        let mut c = rho / self.rest_density - 1.0;
+                        if self.unilateral {
+                            c = c.max(0.0);
+                        }
+                        for a in 0..D {
+                            wall_gradient[a][k] = wall_grad[a];
+                        }
+                        let grad_i: [f32; D] =
+                            core::array::from_fn(|a| scale * grad_sum[a][l] + wall_grad[a]);
+                        let denominator =
+                            pbf_kernels::norm2(grad_i) + scale * scale * grad_sq[l] + self.epsilon;
+                        // Compressed, the overshoot grows: scaled down (see
+                        // `compression_scaled`).
+                        let knee = COMPRESSION_KNEE * self.rest_density;
+                        let omega = if self.compression_scaled && rho > knee {
+                            self.relaxation * (knee / rho)
+                        } else {
+                            self.relaxation
+                        };
+                        lambda[k] = -omega * c / denominator;
+                    }
                 },
             );
         });
@@ -370,59 +364,47 @@ impl<'a, const D: usize> Constraint<'a, D> {
         let kernel = self.kernel;
         let scale = self.mass / self.rest_density;
         for_each_chunk(next, &|start, next| {
-            L::run(
+            for_each_group::<L>(
+                start,
+                next[0].len(),
                 #[inline(always)]
-                || {
-                    for_each_group::<L>(
-                        start,
-                        next[0].len(),
+                |first, width| {
+                    let lambda_i = L::load(lambda, first);
+                    let mut dp = [L::splat(0.0); D];
+                    nb.for_each_slot::<L>(
+                        first,
                         #[inline(always)]
-                        |first, width| {
-                            let lambda_i = L::load(lambda, first);
-                            let mut dp = [L::splat(0.0); D];
-                            nb.for_each_slot::<L>(
-                                first,
-                                #[inline(always)]
-                                |_, x, r2, lambda_j| {
-                                    let w = L::poly6(kernel, r2);
-                                    let s_corr = L::s_corr(self.tensile, w);
-                                    let factor = L::gradient_factor(kernel, r2);
-                                    let lambda_sum = lambda_i + lambda_j;
-                                    let term = L::position_delta(
-                                        kernel, 1.0, lambda_sum, s_corr, factor, x,
-                                    );
-                                    for a in 0..D {
-                                        dp[a] += term[a];
-                                    }
-                                },
-                            );
-                            let dp = dp.map(|d| lanes(d, width));
-                            let mut from = [[0.0f32; D]; GROUP];
-                            let mut to = [[0.0f32; D]; GROUP];
-                            for l in 0..width {
-                                let i = first + l;
-                                debug_assert_eq!(nb.quads[i][D].to_bits(), lambda[i].to_bits());
-                                from[l] = core::array::from_fn(|a| nb.quads[i][a]);
-                                to[l] = core::array::from_fn(|a| {
-                                    from[l][a] + scale * dp[a][l] + lambda[i] * wall_gradient[a][i]
-                                });
-                            }
-                            // From the current position, which is outside every solid: a
-                            // correction never carries a particle through a wall.
-                            confine_block(
-                                colliders,
-                                domain,
-                                &from[..width],
-                                &mut to[..width],
-                                margin,
-                            );
-                            for (l, p) in to[..width].iter().enumerate() {
-                                for a in 0..D {
-                                    next[a][first + l - start] = p[a];
-                                }
+                        |_, x, r2, lambda_j| {
+                            let w = L::poly6(kernel, r2);
+                            let s_corr = L::s_corr(self.tensile, w);
+                            let factor = L::gradient_factor(kernel, r2);
+                            let lambda_sum = lambda_i + lambda_j;
+                            let term =
+                                L::position_delta(kernel, 1.0, lambda_sum, s_corr, factor, x);
+                            for a in 0..D {
+                                dp[a] += term[a];
                             }
                         },
                     );
+                    let dp = dp.map(|d| lanes(d, width));
+                    let mut from = [[0.0f32; D]; GROUP];
+                    let mut to = [[0.0f32; D]; GROUP];
+                    for l in 0..width {
+                        let i = first + l;
+                        debug_assert_eq!(nb.quads[i][D].to_bits(), lambda[i].to_bits());
+                        from[l] = core::array::from_fn(|a| nb.quads[i][a]);
+                        to[l] = core::array::from_fn(|a| {
+                            from[l][a] + scale * dp[a][l] + lambda[i] * wall_gradient[a][i]
+                        });
+                    }
+                    // From the current position, which is outside every solid: a
+                    // correction never carries a particle through a wall.
+                    confine_block(colliders, domain, &from[..width], &mut to[..width], margin);
+                    for (l, p) in to[..width].iter().enumerate() {
+                        for a in 0..D {
+                            next[a][first + l - start] = p[a];
+                        }
+                    }
                 },
             );
         });

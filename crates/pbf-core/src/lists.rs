@@ -898,14 +898,23 @@ impl<const D: usize> Neighbourhood<'_, D> {
 /// Runs `f(first, width)` for every group of `L::WIDTH` particles of the chunk of
 /// `len` particles from `start` (a multiple of the width): `first` the group's first
 /// particle, `width` how many of its lanes are particles (`L::WIDTH` but in the last).
+///
+/// The groups run inside [`Lane::run`], compiled for the instructions of the width:
+/// `f`, and the closures it passes on ([`Neighbourhood::for_each_slot`]'s), must be
+/// `#[inline(always)]` closures (see [`Lane::run`]).
 #[inline(always)]
 pub(crate) fn for_each_group<L: Lane>(start: usize, len: usize, mut f: impl FnMut(usize, usize)) {
     debug_assert_eq!(start % L::WIDTH, 0, "a chunk starts a group");
-    let mut k = 0;
-    while k < len {
-        f(start + k, L::WIDTH.min(len - k));
-        k += L::WIDTH;
-    }
+    L::run(
+        #[inline(always)]
+        || {
+            let mut k = 0;
+            while k < len {
+                f(start + k, L::WIDTH.min(len - k));
+                k += L::WIDTH;
+            }
+        },
+    )
 }
 
 #[cfg(test)]

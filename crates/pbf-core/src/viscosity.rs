@@ -38,67 +38,62 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
                 next: &mut [&mut [f32]; D],
                 [density, count]: &mut [&mut [f32]; 2],
                 mut omega: Option<&mut [&mut [f32]; 4]>| {
-        L::run(
+        for_each_group::<L>(
+            start,
+            next[0].len(),
             #[inline(always)]
-            || {
-                for_each_group::<L>(
-                    start,
-                    next[0].len(),
+            |first, width| {
+                let vi: [L; D] = core::array::from_fn(|a| L::load(velocity[a], first));
+                let zero = L::splat(0.0);
+                let mut xsph = [zero; D];
+                let mut curl = [zero; 3];
+                let (mut w_sum, mut within) = (zero, zero);
+                let want_curl = omega.is_some();
+                nb.for_each_slot::<L>(
+                    first,
                     #[inline(always)]
-                    |first, width| {
-                        let vi: [L; D] = core::array::from_fn(|a| L::load(velocity[a], first));
-                        let zero = L::splat(0.0);
-                        let mut xsph = [zero; D];
-                        let mut curl = [zero; 3];
-                        let (mut w_sum, mut within) = (zero, zero);
-                        let want_curl = omega.is_some();
-                        nb.for_each_slot::<L>(
-                            first,
-                            #[inline(always)]
-                            |j, x, r2, volume| {
-                                // SAFETY: `j` are indices below `nb.len()`, the length of `packed`
-                                // (asserted above).
-                                let vj = unsafe { L::gather4(packed, j) };
-                                let dv: [L; D] = core::array::from_fn(|a| vj[a] - vi[a]);
-                                let w = L::poly6(kernel, r2);
-                                w_sum += w;
-                                within += L::indicator(r2, h2);
-                                let t = L::xsph(kernel, volume, dv, w);
-                                for a in 0..D {
-                                    xsph[a] += t[a];
-                                }
-                                if want_curl {
-                                    let factor = L::gradient_factor(kernel, r2);
-                                    let grad: [L; D] = core::array::from_fn(|a| factor * x[a]);
-                                    let t = L::curl(kernel, volume, dv, grad);
-                                    for a in 0..3 {
-                                        curl[a] += t[a];
-                                    }
-                                }
-                            },
-                        );
-                        let xsph = xsph.map(|v| lanes(v, width));
-                        let curl = curl.map(|v| lanes(v, width));
-                        let (w_sum, within) = (lanes(w_sum, width), lanes(within, width));
-                        let near_walls = constraint.near_walls(nb.quads, first, width);
-                        for l in 0..width {
-                            let (i, k) = (first + l, first + l - start);
-                            let p: [f32; D] = core::array::from_fn(|a| nb.quads[i][a]);
-                            density[k] = constraint.density_at(p, w_sum[l], near_walls).0;
-                            count[k] = 1.0 + within[l];
-                            for a in 0..D {
-                                next[a][k] = velocity[a][i] + c * xsph[a][l];
-                            }
-                            if let Some(omega) = omega.as_deref_mut() {
-                                let w: [f32; 3] = core::array::from_fn(|a| curl[a][l]);
-                                for a in 0..3 {
-                                    omega[a][k] = w[a];
-                                }
-                                omega[3][k] = pbf_kernels::norm2(w).sqrt();
+                    |j, x, r2, volume| {
+                        // SAFETY: `j` are indices below `nb.len()`, the length of `packed`
+                        // (asserted above).
+                        let vj = unsafe { L::gather4(packed, j) };
+                        let dv: [L; D] = core::array::from_fn(|a| vj[a] - vi[a]);
+                        let w = L::poly6(kernel, r2);
+                        w_sum += w;
+                        within += L::indicator(r2, h2);
+                        let t = L::xsph(kernel, volume, dv, w);
+                        for a in 0..D {
+                            xsph[a] += t[a];
+                        }
+                        if want_curl {
+                            let factor = L::gradient_factor(kernel, r2);
+                            let grad: [L; D] = core::array::from_fn(|a| factor * x[a]);
+                            let t = L::curl(kernel, volume, dv, grad);
+                            for a in 0..3 {
+                                curl[a] += t[a];
                             }
                         }
                     },
                 );
+                let xsph = xsph.map(|v| lanes(v, width));
+                let curl = curl.map(|v| lanes(v, width));
+                let (w_sum, within) = (lanes(w_sum, width), lanes(within, width));
+                let near_walls = constraint.near_walls(nb.quads, first, width);
+                for l in 0..width {
+                    let (i, k) = (first + l, first + l - start);
+                    let p: [f32; D] = core::array::from_fn(|a| nb.quads[i][a]);
+                    density[k] = constraint.density_at(p, w_sum[l], near_walls).0;
+                    count[k] = 1.0 + within[l];
+                    for a in 0..D {
+                        next[a][k] = velocity[a][i] + c * xsph[a][l];
+                    }
+                    if let Some(omega) = omega.as_deref_mut() {
+                        let w: [f32; 3] = core::array::from_fn(|a| curl[a][l]);
+                        for a in 0..3 {
+                            omega[a][k] = w[a];
+                        }
+                        omega[3][k] = pbf_kernels::norm2(w).sqrt();
+                    }
+                }
             },
         )
     };

@@ -23,56 +23,51 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
 ) {
     assert_eq!(omega[3].len(), nb.len(), "a curl for every particle");
     for_each_chunk(force, &|start, force| {
-        L::run(
+        for_each_group::<L>(
+            start,
+            force[0].len(),
             #[inline(always)]
-            || {
-                for_each_group::<L>(
-                    start,
-                    force[0].len(),
+            |first, width| {
+                let magnitude_i = L::load(omega[3], first);
+                let mut eta = [L::splat(0.0); D];
+                nb.for_each_slot::<L>(
+                    first,
                     #[inline(always)]
-                    |first, width| {
-                        let magnitude_i = L::load(omega[3], first);
-                        let mut eta = [L::splat(0.0); D];
-                        nb.for_each_slot::<L>(
-                            first,
-                            #[inline(always)]
-                            |j, x, r2, volume| {
-                                // SAFETY: `j` are indices below `nb.len()`, the length of
-                                // `omega[3]` (asserted above).
-                                let d_magnitude = unsafe { L::gather(omega[3], j) } - magnitude_i;
-                                let factor = L::gradient_factor(kernel, r2);
-                                let grad: [L; D] = core::array::from_fn(|a| factor * x[a]);
-                                let t = L::vorticity_gradient(kernel, volume, d_magnitude, grad);
-                                for a in 0..D {
-                                    eta[a] += t[a];
-                                }
-                            },
-                        );
-                        let eta = eta.map(|v| lanes(v, width));
-                        for l in 0..width {
-                            let (i, k) = (first + l, first + l - start);
-                            let eta: [f32; D] = core::array::from_fn(|a| eta[a][l]);
-                            let len = pbf_kernels::norm2(eta).sqrt();
-                            let f = if len > 0.0 && len.is_finite() {
-                                let mut n = [0.0f32; 3];
-                                for a in 0..D {
-                                    n[a] = eta[a] / len;
-                                }
-                                let w = [omega[0][i], omega[1][i], omega[2][i]];
-                                [
-                                    n[1] * w[2] - n[2] * w[1],
-                                    n[2] * w[0] - n[0] * w[2],
-                                    n[0] * w[1] - n[1] * w[0],
-                                ]
-                            } else {
-                                [0.0; 3]
-                            };
-                            for a in 0..D {
-                                force[a][k] = epsilon * f[a];
-                            }
+                    |j, x, r2, volume| {
+                        // SAFETY: `j` are indices below `nb.len()`, the length of
+                        // `omega[3]` (asserted above).
+                        let d_magnitude = unsafe { L::gather(omega[3], j) } - magnitude_i;
+                        let factor = L::gradient_factor(kernel, r2);
+                        let grad: [L; D] = core::array::from_fn(|a| factor * x[a]);
+                        let t = L::vorticity_gradient(kernel, volume, d_magnitude, grad);
+                        for a in 0..D {
+                            eta[a] += t[a];
                         }
                     },
                 );
+                let eta = eta.map(|v| lanes(v, width));
+                for l in 0..width {
+                    let (i, k) = (first + l, first + l - start);
+                    let eta: [f32; D] = core::array::from_fn(|a| eta[a][l]);
+                    let len = pbf_kernels::norm2(eta).sqrt();
+                    let f = if len > 0.0 && len.is_finite() {
+                        let mut n = [0.0f32; 3];
+                        for a in 0..D {
+                            n[a] = eta[a] / len;
+                        }
+                        let w = [omega[0][i], omega[1][i], omega[2][i]];
+                        [
+                            n[1] * w[2] - n[2] * w[1],
+                            n[2] * w[0] - n[0] * w[2],
+                            n[0] * w[1] - n[1] * w[0],
+                        ]
+                    } else {
+                        [0.0; 3]
+                    };
+                    for a in 0..D {
+                        force[a][k] = epsilon * f[a];
+                    }
+                }
             },
         );
     });
