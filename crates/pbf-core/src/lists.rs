@@ -947,6 +947,18 @@ mod tests {
         p
     }
 
+    /// [`cloud`] binned in a grid of cells `h` and put in the grid's order.
+    fn sorted_cloud(n: usize, seed: u64, h: f32) -> ([Vec<f32>; 3], Grid<3>) {
+        let mut p = cloud(n, seed);
+        let mut grid = Grid::<3>::new();
+        grid.rebuild([&p[0], &p[1], &p[2]], h).unwrap();
+        let mut scratch = Vec::new();
+        for a in p.iter_mut() {
+            grid.reorder(a, &mut scratch).unwrap();
+        }
+        (p, grid)
+    }
+
     /// The invariant the passes' unchecked loads rely on: after a build of fewer
     /// particles than the last, every entry of every group's slots (padding included)
     /// is still a particle of the new build; and a pass over quads of other particles
@@ -955,13 +967,7 @@ mod tests {
     fn every_entry_is_a_particle_of_the_last_build() {
         let mut lists = NeighbourLists::default();
         for (n, h) in [(3000, 0.12f32), (700, 0.2), (5, 0.9)] {
-            let mut p = cloud(n, 11);
-            let mut grid = Grid::<3>::new();
-            grid.rebuild([&p[0], &p[1], &p[2]], h).unwrap();
-            let mut scratch = Vec::new();
-            for a in p.iter_mut() {
-                grid.reorder(a, &mut scratch).unwrap();
-            }
+            let (p, grid) = sorted_cloud(n, 11, h);
             lists.build(&grid, [&p[0], &p[1], &p[2]], h * h, 4).unwrap();
             assert_eq!(lists.len(), n);
             for first in (0..n).step_by(GROUP) {
@@ -994,13 +1000,7 @@ mod tests {
     #[test]
     fn lists_hold_exactly_the_points_within_h() {
         for (n, h) in [(0, 0.1f32), (1, 0.1), (700, 0.1), (3000, 0.07), (2000, 0.3)] {
-            let mut p = cloud(n, n as u64 + 7);
-            let mut grid = Grid::<3>::new();
-            grid.rebuild([&p[0], &p[1], &p[2]], h).unwrap();
-            let mut scratch = Vec::new();
-            for a in p.iter_mut() {
-                grid.reorder(a, &mut scratch).unwrap();
-            }
+            let (p, grid) = sorted_cloud(n, n as u64 + 7, h);
             for sifter in sifters() {
                 let mut lists = NeighbourLists::with_sifter(sifter);
                 // Twice, so that the second build reuses the blocks of the first.
@@ -1035,13 +1035,7 @@ mod tests {
         // particles too.
         let n = 700;
         let h = 0.1f32;
-        let mut p = cloud(n, 11);
-        let mut grid = Grid::<3>::new();
-        grid.rebuild([&p[0], &p[1], &p[2]], h).unwrap();
-        let mut scratch = Vec::new();
-        for a in p.iter_mut() {
-            grid.reorder(a, &mut scratch).unwrap();
-        }
+        let (p, grid) = sorted_cloud(n, 11, h);
         let positions = [&p[0][..], &p[1][..], &p[2][..]];
         for sifter in sifters() {
             let mut lists = NeighbourLists::with_sifter(sifter);
