@@ -7,11 +7,12 @@
 //! [`crate::lists::pack`]: one sixteen-byte load per neighbour, transposed into four
 //! registers ([`Lane::gather4`]); other values by sixteen scalar loads. Neither
 //! checks its indices (both are `unsafe fn`s): the sixteen compare-and-branch pairs a
-//! slot cost 4-5% of the constraint and velocity phases, and held sixteen indices in
-//! registers at once, which spilled. Their one caller in the passes,
-//! [`crate::lists::Neighbourhood::for_each_slot`], hands them the lists' indices, which
-//! are below the particle count by the lists' construction. The hardware gather (`vgatherdps`) was slower on the
-//! machine of BENCHMARKS.md (Zen 5): 187 against 150 ms a step of the 100k dam break,
+//! slot held sixteen indices in registers at once, which spilled; without them the
+//! constraint and velocity phases take about 18% less time at 97k particles. The
+//! indices come from [`crate::lists::Neighbourhood::for_each_slot`]: the lists'
+//! entries, below the particle count by the lists' construction, and the slices they
+//! index have a value for every particle (asserted once per pass). The hardware gather (`vgatherdps`) was slower on the machine of
+//! BENCHMARKS.md (Zen 5): 187 against 150 ms a step of the 100k dam break,
 //! 1 thread, where the quads bring it to 108 ms; with one particle a lane, four
 //! hardware gathers a slot made the lambda pass 7.5-8.1 ms against 4.2.
 //!
