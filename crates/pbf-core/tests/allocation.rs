@@ -110,27 +110,28 @@ fn dam_break_3d() -> Solver<3> {
 
 #[test]
 fn a_step_allocates_nothing_after_warm_up() {
-    // Every pool lives until the end, and each has run a job on every worker before
-    // any counting: a worker thread allocates once when it first looks for work (its
-    // crossbeam-epoch handle) and once when it exits (it hands its garbage bag to the
-    // global queue). A pool dropped after its own measurement, as this test once did,
-    // let its worker exit while the next pool's steps were counted, and a worker that
-    // a loaded machine started late registered during them: under load the 2-thread
-    // run saw 1-3 such allocations in a step (backtraces in crossbeam-epoch's
-    // `Local::register` and `Local::finalize`), none of them the solver's.
-    let pools: Vec<rayon::ThreadPool> = [1, 2]
-        .iter()
-        .map(|&threads| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.broadcast(|_| ());
-            pool
-        })
-        .collect();
-    for pool in &pools {
-        let threads = pool.current_num_threads();
+    // One pool at a time, each dropped and its workers gone before the next is made,
+    // and each having run a job on every worker before any counting: a worker thread
+    // allocates once when it first looks for work (its crossbeam-epoch handle), now
+    // and then while idle (its garbage bag), and once when it exits. A pool dropped
+    // after its measurement, as this test once did, let its worker exit while the next
+    // pool's steps were counted, and a worker that a loaded machine started late
+    // registered during them: under load 1-3 such allocations showed in a step
+    // (backtraces in crossbeam-epoch's `Local::register` and `Local::finalize`), none
+    // of them the solver's.
+    for threads in [1, 2] {
+        // The workers' threads are the test's own, so that it can join them (their
+        // thread-local destructors included) before the next pool counts.
+        let mut workers = Vec::new();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .spawn_handler(|thread| {
+                workers.push(std::thread::spawn(move || thread.run()));
+                Ok(())
+            })
+            .build()
+            .unwrap();
+        pool.broadcast(|_| ());
         pool.install(|| {
             let mut s2 = dam_break_2d();
             assert!(s2.len() > 2000);
@@ -147,5 +148,9 @@ fn a_step_allocates_nothing_after_warm_up() {
                 "3D, {threads} threads: (step, allocations) {found:?}"
             );
         });
+        drop(pool);
+        for worker in workers {
+            worker.join().expect("a worker's exit");
+        }
     }
 }
