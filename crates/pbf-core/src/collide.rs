@@ -140,7 +140,12 @@ impl<const D: usize> Domain<D> {
     /// [`clamp`](Self::clamp) leaves every point as it is.
     #[inline]
     pub(crate) fn holds_box(&self, lo: [f32; D], hi: [f32; D], margin: f32) -> bool {
-        (0..D).all(|a| self.lo[a] + margin <= lo[a] && hi[a] <= self.hi[a] - margin)
+        // The domain is a free box, as a box container's cavity is.
+        Free::Box {
+            lo: self.lo,
+            hi: self.hi,
+        }
+        .holds_box(lo, hi, margin)
     }
 
     /// Clamps `p` to the box shrunk by `margin` (to its centre where the box is
