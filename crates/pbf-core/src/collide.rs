@@ -1031,12 +1031,15 @@ impl<const D: usize> Collider<D> {
     }
 
     /// [`project_from`](Self::project_from) for a move that starts inside a box
-    /// container's cavity, whose faces are planes along the axes: there the sweep's
-    /// slides along the faces and the final push off the nearest one end where
-    /// clamping each coordinate of `p` to `margin` inside the cavity does, up to the
-    /// roundings of the slides (and without the sweep's step limit, which a move
-    /// grazing a face at a small fraction of the margin can reach). `None` where that
-    /// does not hold, for [`project_from_near`](Self::project_from_near) to take: any
+    /// container's cavity, whose faces are planes along the axes: `p` with each
+    /// coordinate clamped to `margin` inside the cavity, the point nearest `p` that
+    /// keeps the margin from every face (frictionless sliding). The sweep's slides
+    /// along the faces end there too, up to their roundings, wherever they end a
+    /// margin off every face; in a corner the sweep's last push moves off the nearest
+    /// face only and may leave the point within the margin of the other, and a move
+    /// grazing a face at a small fraction of the margin may reach its step limit.
+    /// `None` where the clamp is not the answer, for
+    /// [`project_from_near`](Self::project_from_near) to take: any
     /// other collider, a `from` not strictly inside the cavity, a cavity narrower than
     /// two margins, a `p` that is not finite, and, for an open container, a move that
     /// reaches within a margin of the rim's height and needs a side wall (the rim's
