@@ -351,6 +351,11 @@ impl<'a, const D: usize> Constraint<'a, D> {
     /// gradC_walls`, then kept
     /// out of the colliders on the side the particle was on (`Collider::project_from`)
     /// and clamped into the domain.
+    ///
+    /// With a [`ChebyshevStep`], `p_next` then takes its step, kept out of the solids
+    /// and in the domain from `p`'s side the same way: the pass writes the step's
+    /// result, with the bits a separate pass over `p_next` would give, without reading
+    /// and writing the positions once more.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn delta_pass<L: Lane>(
         &self,
@@ -361,6 +366,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
         colliders: &[Collider<D>],
         domain: &Domain<D>,
         margin: f32,
+        chebyshev: Option<ChebyshevStep<'_, D>>,
     ) {
         let kernel = self.kernel;
         let scale = self.mass / self.rest_density;
@@ -401,6 +407,12 @@ impl<'a, const D: usize> Constraint<'a, D> {
                     // From the current position, which is outside every solid: a
                     // correction never carries a particle through a wall.
                     confine_block(colliders, domain, &from[..width], &mut to[..width], margin);
+                    if let Some(step) = &chebyshev {
+                        for l in 0..width {
+                            to[l] = step.apply(to[l], from[l], first + l);
+                        }
+                        confine_block(colliders, domain, &from[..width], &mut to[..width], margin);
+                    }
                     for (l, p) in to[..width].iter().enumerate() {
                         for a in 0..D {
                             next[a][first + l - start] = p[a];
@@ -409,6 +421,32 @@ impl<'a, const D: usize> Constraint<'a, D> {
                 },
             );
         });
+    }
+}
+
+/// A Chebyshev step taken in the delta pass's epilogue (see [`Chebyshev`]):
+/// `y_{k+1} = w (g J(y_k) + (1 - g) y_k - y_{k-1}) + y_{k-1}`, `J(y_k)` the pass's
+/// confined result, `y_k` the positions it started from.
+#[derive(Clone, Copy)]
+pub(crate) struct ChebyshevStep<'a, const D: usize> {
+    /// The step's weight `w`.
+    pub(crate) weight: f32,
+    /// The damping `g` ([`Chebyshev::gamma`]).
+    pub(crate) gamma: f32,
+    /// `y_{k-1}` of every particle (`y_k` itself in the first iteration).
+    pub(crate) before: [&'a [f32]; D],
+}
+
+impl<const D: usize> ChebyshevStep<'_, D> {
+    /// The step of particle `i` from `now` (`y_k`), whose pass gave `jacobi`.
+    #[inline(always)]
+    fn apply(&self, jacobi: [f32; D], now: [f32; D], i: usize) -> [f32; D] {
+        let (w, g) = (self.weight, self.gamma);
+        core::array::from_fn(|a| {
+            let before = self.before[a][i];
+            let y = g * jacobi[a] + (1.0 - g) * now[a];
+            w * (y - before) + before
+        })
     }
 }
 

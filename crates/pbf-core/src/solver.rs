@@ -4,7 +4,7 @@ use crate::boundary::{Boundary, WallTables};
 use crate::collide::{
     Collider, Domain, bounding_box, confine_block, contact_weight, for_each_block, respond,
 };
-use crate::constraint::{Chebyshev, Constraint, jacobi_relaxation};
+use crate::constraint::{Chebyshev, ChebyshevStep, Constraint, jacobi_relaxation};
 use crate::diagnostics::{PhaseTimes, StepDiagnostics};
 use crate::emitter::Emitter;
 use crate::lanes::Lane;
@@ -792,6 +792,22 @@ impl<const D: usize> Solver<D> {
                 positions: refs(&self.predicted),
                 quads: &self.quads,
             };
+            // y_{k+1} = w (g J(y_k) + (1 - g) y_k - y_{k-1}) + y_{k-1}, kept out of the
+            // solids from y_k's side and inside the domain, like a pass: in the delta
+            // pass's epilogue.
+            let step = chebyshev.map(|chebyshev| {
+                weight = chebyshev.weight(iterations, weight);
+                ChebyshevStep {
+                    weight: weight as f32,
+                    gamma: chebyshev.gamma() as f32,
+                    // y_{-1} is y_0 itself.
+                    before: if iterations == 0 {
+                        refs(&self.predicted)
+                    } else {
+                        refs(&self.previous)
+                    },
+                }
+            });
             constraint.delta_pass::<L>(
                 &nb,
                 &self.lambda,
@@ -800,45 +816,15 @@ impl<const D: usize> Solver<D> {
                 &self.colliders,
                 &self.domain,
                 margin,
+                step,
             );
-            if let Some(chebyshev) = chebyshev {
-                weight = chebyshev.weight(iterations, weight);
-                let (w, g) = (weight as f32, chebyshev.gamma() as f32);
+            if chebyshev.is_some() {
                 if iterations == 0 {
-                    // Room for y_0 after the swaps below (y_{-1} is y_0 itself).
+                    // Room for y_0 after the swaps below.
                     for a in self.previous.iter_mut() {
                         a.resize(n, 0.0);
                     }
                 }
-                // y_{k+1} = w (g J(y_k) + (1 - g) y_k - y_{k-1}) + y_{k-1}, kept out of
-                // the solids from y_k's side and inside the domain, like a pass.
-                let now = refs(&self.predicted);
-                let before = if iterations == 0 {
-                    now
-                } else {
-                    refs(&self.previous)
-                };
-                let (colliders, domain) = (&self.colliders, &self.domain);
-                for_each_chunk(muts(&mut self.next), &|start, next| {
-                    for_each_block(next[0].len(), |block, width| {
-                        let mut from = [[0.0f32; D]; GROUP];
-                        let mut to = [[0.0f32; D]; GROUP];
-                        for l in 0..width {
-                            let (k, i) = (block + l, start + block + l);
-                            from[l] = core::array::from_fn(|a| now[a][i]);
-                            to[l] = core::array::from_fn(|a| {
-                                let y = g * next[a][k] + (1.0 - g) * now[a][i];
-                                w * (y - before[a][i]) + before[a][i]
-                            });
-                        }
-                        confine_block(colliders, domain, &from[..width], &mut to[..width], margin);
-                        for (l, p) in to[..width].iter().enumerate() {
-                            for a in 0..D {
-                                next[a][block + l] = p[a];
-                            }
-                        }
-                    });
-                });
                 // previous <- predicted <- next.
                 core::mem::swap(&mut self.previous, &mut self.predicted);
             }
@@ -1501,7 +1487,16 @@ impl<const D: usize> Solver<D> {
                 quads: &quads,
             };
             let mut next: [Vec<f32>; D] = core::array::from_fn(|_| vec![0.0; n]);
-            constraint.delta_pass::<L>(&nb, &lambda, refs(&wall), muts(&mut next), &[], free, 0.0);
+            constraint.delta_pass::<L>(
+                &nb,
+                &lambda,
+                refs(&wall),
+                muts(&mut next),
+                &[],
+                free,
+                0.0,
+                None,
+            );
             next
         }
         let (lists, at) = (&self.lists, refs(&sorted));
