@@ -1061,7 +1061,7 @@ impl<const D: usize> Collider<D> {
             if k != 1 && !(a <= from[k] && from[k] <= b && a <= p[k] && p[k] <= b) {
                 sideways = true;
             }
-            end[k] = p[k].max(a).min(b);
+            end[k] = p[k].clamp(a, b);
         }
         if sideways && matches!(self.kind, ColliderKind::Container { open_top: true, .. }) {
             let rim = self.shape.top() - margin;
