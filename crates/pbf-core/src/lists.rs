@@ -32,7 +32,6 @@ use crate::lanes::{Lane, load8, norm2};
 use crate::parallel::for_each_chunk_of;
 use pbf_grid::Grid;
 use pbf_kernels::f32x8;
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// Particles per list block.
 pub(crate) const BLOCK: usize = 256;
@@ -40,11 +39,11 @@ pub(crate) const BLOCK: usize = 256;
 /// The fewest particles for which a build marks the lines each block's passes first
 /// touch, and the passes prefetch them a block ahead
 /// ([`NeighbourLists::prefetch_next`]): their quads are then 8 MiB or more. In the 3D
-/// dam break on 2 threads, the prefetches made the constraint and velocity phases
-/// 12-15% faster at 1M particles, where the quads no longer stay in the caches from
-/// one pass to the next; the step was 8% faster with the marking's cost (2% of it). At
-/// 97k and 300k particles (3D) and at 100k and 400k (2D) the quads mostly stay in
-/// the caches: the passes gained up to 4%, the marking cost as much or more.
+/// dam break at 1M particles on 2 threads, where the quads no longer stay in the
+/// caches from one pass to the next, the prefetches made the constraint phase 7% and
+/// the velocity phase 9% faster, and the step 4% with the marking's cost (a
+/// single-threaded sweep of the grid's cells, 3-4 ms). At 97k and 300k particles the
+/// passes gained 0-3% and the marking cost as much or more.
 pub(crate) const PREFETCH_FROM: usize = 1 << 19;
 
 /// Blocks per chunk of [`NeighbourLists::mark_ahead`].
@@ -236,9 +235,6 @@ pub(crate) struct NeighbourLists {
     sifter: Sifter,
     /// The most candidates a particle may have (see [`Self::set_max_candidates`]).
     max_candidates: Option<usize>,
-    /// Which block of the last build first announced each occupied grid cell (block +
-    /// 1; 0 for none), the scratch of [`Self::mark_ahead`].
-    stamps: Stamps,
     /// Whether the last build marked the blocks' [`ListBlock::ahead`] (see
     /// [`PREFETCH_FROM`]).
     prefetching: bool,
@@ -247,19 +243,26 @@ pub(crate) struct NeighbourLists {
     prefetch_from: Option<usize>,
 }
 
-/// The stamps of [`NeighbourLists::mark_ahead`], written by the blocks' chunks in
-/// parallel: relaxed atomics, which compile to plain loads and stores.
-#[derive(Debug, Default)]
-struct Stamps(Vec<AtomicU32>);
+/// The blocks that announced a cell in [`NeighbourLists::mark_ahead`], one per chunk
+/// of blocks its candidates reach: the first [`Announced::MOST`] of them (a cell has
+/// at most `3^D` candidate ranges, which reach more than one chunk each only where
+/// they are longer than a chunk's particles apart; a cell past the most announces
+/// its shared lines twice).
+struct Announced {
+    blocks: [usize; Announced::MOST],
+    len: usize,
+}
 
-impl Clone for Stamps {
-    fn clone(&self) -> Self {
-        Stamps(
-            self.0
-                .iter()
-                .map(|s| AtomicU32::new(s.load(Relaxed)))
-                .collect(),
-        )
+impl Announced {
+    const MOST: usize = 32;
+}
+
+impl Default for Announced {
+    fn default() -> Self {
+        Self {
+            blocks: [0; Self::MOST],
+            len: 0,
+        }
     }
 }
 
@@ -363,11 +366,12 @@ impl NeighbourLists {
                 block.rows = core::mem::take(rows);
             }
         });
-        self.mark_ahead(grid, n);
-        match self.blocks[..blocks].iter().find_map(|b| b.overfull) {
-            Some((index, candidates)) => Err(Overfull { index, candidates }),
-            None => Ok(()),
+        if let Some((index, candidates)) = self.blocks[..blocks].iter().find_map(|b| b.overfull) {
+            self.prefetching = false;
+            return Err(Overfull { index, candidates });
         }
+        self.mark_ahead(grid, n);
+        Ok(())
     }
 
     /// The particles of the last build: every entry of the lists is below it.
@@ -401,13 +405,13 @@ impl NeighbourLists {
     /// Marks every block's [`ListBlock::ahead`] when there are at least
     /// [`PREFETCH_FROM`] particles (and none otherwise).
     ///
-    /// The blocks are taken in chunks of [`AHEAD_CHUNK`], in parallel, and each chunk
-    /// in order; a block announces the lines of the particles of the grid cells among
-    /// its candidates (the cells around each of its particles' cells) that no block of
-    /// the chunk before it announced, so that every line a block's lists gather is
-    /// announced by it or an earlier block of its chunk. Two chunks that share cells
-    /// may overwrite each other's stamps; that changes which lines are announced twice,
-    /// never a result: the announcements only steer prefetches.
+    /// The blocks are taken in chunks of [`AHEAD_CHUNK`] (a pass's thread runs the
+    /// blocks of a chunk in order): in each chunk, the first block whose lists may
+    /// gather from a grid cell (a block with a particle among the cell's candidates)
+    /// announces the cell's lines, so that every line a block's lists gather is
+    /// announced by it or an earlier block of its chunk. One sweep of the cells, on
+    /// one thread (3.3 ms at 1M particles, where sifting and transposing the lists
+    /// take about 100 ms of one thread).
     fn mark_ahead<const D: usize>(&mut self, grid: &Grid<D>, n: usize) {
         #[cfg(not(test))]
         let from = PREFETCH_FROM;
@@ -417,70 +421,55 @@ impl NeighbourLists {
         if !self.prefetching {
             return;
         }
-        let occupied = grid.cells();
-        if self.stamps.0.len() < occupied.len() {
-            self.stamps
-                .0
-                .resize_with(occupied.len(), || AtomicU32::new(0));
-        }
-        for s in &mut self.stamps.0[..occupied.len()] {
-            *s.get_mut() = 0;
-        }
-        let stamps = &self.stamps.0[..occupied.len()];
-        let cell_of = grid.cell_of();
         let blocks = n.div_ceil(BLOCK);
-        for_each_chunk_of(
-            [&mut self.blocks[..blocks]],
-            AHEAD_CHUNK,
-            AHEAD_CHUNK,
-            &|first, [chunk]| {
-                for (k, block) in chunk.iter_mut().enumerate() {
-                    let b = first + k;
-                    // Stamps of the chunk's blocks so far: `lowest..=own`.
-                    let (lowest, own) = (first as u32 + 1, b as u32 + 1);
-                    block.ahead.clear();
-                    let mut last = None;
-                    for &c in &cell_of[b * BLOCK..((b + 1) * BLOCK).min(n)] {
-                        if last == Some(c) {
-                            continue;
-                        }
-                        last = Some(c);
-                        for r in grid.candidate_ranges(c as usize) {
-                            if r.is_empty() {
-                                continue;
-                            }
-                            // A range is whole cells, consecutive in the grid's order.
-                            let cells = cell_of[r.start as usize]..=cell_of[r.end as usize - 1];
-                            for d in cells {
-                                let stamp = &stamps[d as usize];
-                                if (lowest..=own).contains(&stamp.load(Relaxed)) {
-                                    continue;
-                                }
-                                stamp.store(own, Relaxed);
-                                // The cell's lines, but one it shares with the cell
-                                // before or after when that one is announced already.
-                                let d = d as usize;
-                                let points = occupied[d];
-                                let (mut lo, mut end) =
-                                    (points.start / 4, (points.end - 1) / 4 + 1);
-                                let known =
-                                    |e: usize| (lowest..=own).contains(&stamps[e].load(Relaxed));
-                                if d > 0 && (occupied[d - 1].end - 1) / 4 == lo && known(d - 1) {
-                                    lo += 1;
-                                }
-                                if d + 1 < occupied.len()
-                                    && occupied[d + 1].start / 4 == end - 1
-                                    && known(d + 1)
-                                {
-                                    end -= 1;
-                                }
-                                block.ahead.extend(lo..end);
-                            }
+        for block in &mut self.blocks[..blocks] {
+            block.ahead.clear();
+        }
+        let chunk = BLOCK * AHEAD_CHUNK;
+        // The blocks that announced the cell before, one per chunk its candidates
+        // reach (at most one per range, of which a cell has at most `3^D`), and its
+        // last line.
+        let (mut before, mut now) = (Announced::default(), Announced::default());
+        let mut last_line = None;
+        for (d, points) in grid.cells().iter().enumerate() {
+            let (lo, end) = (points.start / 4, (points.end - 1) / 4 + 1);
+            let shared = last_line == Some(lo);
+            now.len = 0;
+            // Cell `d` is a candidate of exactly the particles among its own candidates
+            // (the `3^D` cells around a cell are symmetric): in each chunk of blocks
+            // these reach, the first of them is in the block that first gathers from
+            // `d`. The ranges ascend, so a chunk comes up once.
+            let mut next_chunk = 0;
+            for r in grid.candidate_ranges(d) {
+                let mut first = (r.start as usize).max(next_chunk);
+                while first < r.end as usize {
+                    let b = first / BLOCK;
+                    // The line the cell before shares goes with the earlier of the
+                    // two announcements in this chunk (that cell's were the last
+                    // lines its blocks got).
+                    let mut from = lo;
+                    let other = before.blocks[..before.len]
+                        .iter()
+                        .find(|&&e| e / AHEAD_CHUNK == b / AHEAD_CHUNK);
+                    if let (true, Some(&e)) = (shared, other) {
+                        if e <= b {
+                            from = lo + 1;
+                        } else if self.blocks[e].ahead.last() == Some(&lo) {
+                            self.blocks[e].ahead.pop();
                         }
                     }
+                    self.blocks[b].ahead.extend(from..end);
+                    if let Some(slot) = now.blocks.get_mut(now.len) {
+                        *slot = b;
+                        now.len += 1;
+                    }
+                    next_chunk = (first / chunk + 1) * chunk;
+                    first = next_chunk;
                 }
-            },
-        );
+            }
+            core::mem::swap(&mut before, &mut now);
+            last_line = Some(end - 1);
+        }
     }
 
     /// Prefetches the share of the group of `width` particles from `first` of the
@@ -1317,7 +1306,7 @@ mod tests {
     fn each_block_announces_the_lines_its_chunk_first_touches() {
         // 70 blocks: a full chunk and a partial one; about 30 neighbours a point.
         let n = 70 * BLOCK - 5;
-        let h = 0.066f32;
+        let h = 0.082f32;
         let (p, grid) = sorted_cloud(n, 5, h);
         let mut lists = NeighbourLists {
             prefetch_from: Some(0),
