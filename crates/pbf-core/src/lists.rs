@@ -260,10 +260,9 @@ pub(crate) struct NeighbourLists {
 }
 
 /// The blocks that announced a cell in [`NeighbourLists::mark_ahead`], one per chunk
-/// of blocks its candidates reach: the first [`Announced::MOST`] of them (a cell has
-/// at most `3^D` candidate ranges, which reach more than one chunk each only where
-/// they are longer than a chunk's particles apart; a cell past the most announces
-/// its shared lines twice).
+/// of blocks its candidates reach, the first [`Announced::MOST`] of them (a cell's
+/// candidates seldom reach more than two chunks; past the most, the line the cell
+/// shares with the next one may be announced twice).
 struct Announced {
     blocks: [usize; Announced::MOST],
     len: usize,
