@@ -502,21 +502,30 @@ impl NeighbourLists {
         if next >= self.len.div_ceil(BLOCK) {
             return;
         }
-        let (shares, share) = (BLOCK / width, (first % BLOCK) / width);
         // A line of the next block's first columns a group: each block's columns are
         // an allocation of their own, where the hardware's stream prefetch would
         // start again.
-        let columns = &self.blocks[next].columns;
-        if let Some(entry) = columns.get(share * GROUP) {
+        let share = (first % BLOCK) / width;
+        if let Some(entry) = self.blocks[next].columns.get(share * GROUP) {
             prefetch(entry);
         }
-        if !self.prefetching {
+        self.prefetch_ahead(first, width, data);
+    }
+
+    /// The second half of [`prefetch_next`](Self::prefetch_next) alone, for a pass
+    /// that gathers `data` besides the quads (whose call to `prefetch_next`, in
+    /// [`Neighbourhood::for_each_slot`], prefetched the columns already).
+    #[inline(always)]
+    pub(crate) fn prefetch_ahead<T>(&self, first: usize, width: usize, data: &[T]) {
+        let next = first / BLOCK + 1;
+        if !self.prefetching || next >= self.len.div_ceil(BLOCK) {
             return;
         }
         let Some(last) = data.len().checked_sub(1) else {
             return;
         };
         let lines = &self.blocks[next].ahead;
+        let (shares, share) = (BLOCK / width, (first % BLOCK) / width);
         let (from, to) = (
             lines.len() * share / shares,
             lines.len() * (share + 1) / shares,

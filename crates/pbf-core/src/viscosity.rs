@@ -43,7 +43,7 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
             next[0].len(),
             #[inline(always)]
             |first, width| {
-                nb.lists.prefetch_next(first, L::WIDTH, packed);
+                nb.lists.prefetch_ahead(first, L::WIDTH, packed);
                 let vi: [L; D] = core::array::from_fn(|a| L::load(velocity[a], first));
                 let zero = L::splat(0.0);
                 let mut xsph = [zero; D];

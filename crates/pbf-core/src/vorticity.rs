@@ -28,7 +28,7 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
             force[0].len(),
             #[inline(always)]
             |first, width| {
-                nb.lists.prefetch_next(first, L::WIDTH, omega[3]);
+                nb.lists.prefetch_ahead(first, L::WIDTH, omega[3]);
                 let magnitude_i = L::load(omega[3], first);
                 let mut eta = [L::splat(0.0); D];
                 nb.for_each_slot::<L>(
