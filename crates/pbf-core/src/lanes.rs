@@ -9,6 +9,26 @@
 use core::ops::{Add, AddAssign, Mul, Sub};
 use pbf_kernels::{Kernel, TensileCorrection, f32x8};
 
+/// An entry of the lists' columns: a `u32` index, or a narrow group's `u16` offset.
+pub(crate) trait Index: Copy {
+    /// The entry as an index.
+    fn at(self) -> usize;
+}
+
+impl Index for u32 {
+    #[inline(always)]
+    fn at(self) -> usize {
+        self as usize
+    }
+}
+
+impl Index for u16 {
+    #[inline(always)]
+    fn at(self) -> usize {
+        usize::from(self)
+    }
+}
+
 /// A value that holds one (`f32`), eight (`f32x8`) or sixteen particles' quantities.
 #[allow(unsafe_code)]
 pub(crate) trait Lane:
@@ -36,17 +56,30 @@ pub(crate) trait Lane:
     /// Every index is less than `s.len()` (the vector widths load without a bounds
     /// check: the checks, and the register spills they caused, cost the constraint
     /// and velocity phases about 18% at 97k particles).
-    unsafe fn gather(s: &[f32], indices: &Self::Indices) -> Self;
+    ///
+    /// # Panics
+    /// When `indices` has fewer than `WIDTH` entries.
+    unsafe fn gather<I: Index>(s: &[f32], indices: &[I]) -> Self;
     /// The four values of `quads[indices[lane]]`, as four lane vectors (a transpose:
-    /// one load of sixteen bytes per neighbour instead of four gathered loads).
+    /// one load of sixteen bytes per neighbour instead of four gathered loads), from
+    /// the first `WIDTH` indices: `u32` indices, or `u16` offsets into the quads from
+    /// a narrow group's base on (see the lists).
     ///
     /// # Safety
     /// Every index is less than `quads.len()`, as for [`gather`](Self::gather).
-    unsafe fn gather4(quads: &[[f32; 4]], indices: &Self::Indices) -> [Self; 4];
+    ///
+    /// # Panics
+    /// When `indices` has fewer than `WIDTH` entries.
+    unsafe fn gather4<I: Index>(quads: &[[f32; 4]], indices: &[I]) -> [Self; 4];
     /// The values `s[start..start + WIDTH]`, 0 past the end of `s`.
     fn load(s: &[f32], start: usize) -> Self;
     /// The block of `column[..WIDTH]`.
+    #[cfg(test)]
     fn column(column: &[u32]) -> Self::Indices;
+    /// The block of `base + column[..WIDTH]`: a column of 16-bit offsets (see the
+    /// lists' narrow groups).
+    #[cfg(test)]
+    fn column16(column: &[u16], base: u32) -> Self::Indices;
     /// The list lengths `counts[..WIDTH]` as values (exact: a list is far shorter than
     /// 2^24 entries), for [`mask_counts`](Self::mask_counts).
     fn counts(counts: &[u32]) -> Self;
@@ -158,22 +191,28 @@ impl Lane for f32 {
     }
     #[inline(always)]
     #[allow(unsafe_code)]
-    unsafe fn gather(s: &[f32], index: &u32) -> Self {
+    unsafe fn gather<I: Index>(s: &[f32], indices: &[I]) -> Self {
         // The scalar path keeps its bounds check.
-        s[*index as usize]
+        s[indices[0].at()]
     }
     #[inline(always)]
     #[allow(unsafe_code)]
-    unsafe fn gather4(quads: &[[f32; 4]], index: &u32) -> [Self; 4] {
-        quads[*index as usize]
+    unsafe fn gather4<I: Index>(quads: &[[f32; 4]], indices: &[I]) -> [Self; 4] {
+        quads[indices[0].at()]
     }
     #[inline(always)]
     fn load(s: &[f32], start: usize) -> Self {
         s.get(start).copied().unwrap_or(0.0)
     }
+    #[cfg(test)]
     #[inline(always)]
     fn column(column: &[u32]) -> u32 {
         column[0]
+    }
+    #[cfg(test)]
+    #[inline(always)]
+    fn column16(column: &[u16], base: u32) -> u32 {
+        base + u32::from(column[0])
     }
     #[inline(always)]
     fn counts(counts: &[u32]) -> Self {
@@ -253,14 +292,16 @@ impl Lane for f32x8 {
     }
     #[inline(always)]
     #[allow(unsafe_code)]
-    unsafe fn gather(s: &[f32], indices: &[u32; 8]) -> Self {
+    unsafe fn gather<I: Index>(s: &[f32], indices: &[I]) -> Self {
+        let indices: &[I; 8] = indices[..8].try_into().expect("eight indices");
         // SAFETY: every index is less than `s.len()` (the caller's contract).
-        let at = |k: usize| unsafe { *s.get_unchecked(indices[k] as usize) };
+        let at = |k: usize| unsafe { *s.get_unchecked(indices[k].at()) };
         f32x8::from([at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)])
     }
     #[inline(always)]
     #[allow(unsafe_code)]
-    unsafe fn gather4(quads: &[[f32; 4]], indices: &[u32; 8]) -> [Self; 4] {
+    unsafe fn gather4<I: Index>(quads: &[[f32; 4]], indices: &[I]) -> [Self; 4] {
+        let indices: &[I; 8] = indices[..8].try_into().expect("eight indices");
         #[cfg(target_arch = "x86_64")]
         {
             // SAFETY: every index is less than `quads.len()` (the caller's contract).
@@ -270,7 +311,7 @@ impl Lane for f32x8 {
         {
             core::array::from_fn(|c| {
                 f32x8::from(core::array::from_fn::<f32, 8, _>(|l| {
-                    quads[indices[l] as usize][c]
+                    quads[indices[l].at()][c]
                 }))
             })
         }
@@ -279,9 +320,16 @@ impl Lane for f32x8 {
     fn load(s: &[f32], start: usize) -> Self {
         load8(s, start)
     }
+    #[cfg(test)]
     #[inline(always)]
     fn column(column: &[u32]) -> [u32; 8] {
         column[..8].try_into().expect("eight indices")
+    }
+    #[cfg(test)]
+    #[inline(always)]
+    fn column16(column: &[u16], base: u32) -> [u32; 8] {
+        let column: &[u16; 8] = column[..8].try_into().expect("eight offsets");
+        core::array::from_fn(|l| base + u32::from(column[l]))
     }
     #[inline(always)]
     fn counts(counts: &[u32]) -> Self {
@@ -346,12 +394,17 @@ mod tests {
     #[allow(unsafe_code)]
     fn gather_reads_the_indexed_values() {
         let s: Vec<f32> = (0..20).map(|v| v as f32 * 0.5).collect();
-        let indices = [3, 19, 0, 0, 7, 8, 2, 11];
+        let indices = [3u32, 19, 0, 0, 7, 8, 2, 11];
         // SAFETY: every index is less than 20.
-        let eight = unsafe { <f32x8 as Lane>::gather(&s, &indices) };
+        let eight = unsafe { <f32x8 as Lane>::gather(&s, &indices[..]) };
         assert_eq!(eight.to_array(), [1.5, 9.5, 0.0, 0.0, 3.5, 4.0, 1.0, 5.5]);
         // SAFETY: 3 < 20.
-        assert_eq!(unsafe { <f32 as Lane>::gather(&s, &3) }, 1.5);
+        assert_eq!(unsafe { <f32 as Lane>::gather(&s, &[3u32]) }, 1.5);
+        // Narrow offsets index as the indices do.
+        let offsets = [3u16, 19, 0, 0, 7, 8, 2, 11];
+        // SAFETY: every offset is less than 20.
+        let narrow = unsafe { <f32x8 as Lane>::gather(&s, &offsets[..]) };
+        assert_eq!(narrow.to_array(), eight.to_array());
     }
 
     #[test]

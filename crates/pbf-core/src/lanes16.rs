@@ -36,7 +36,7 @@
 
 #![allow(unsafe_code)]
 
-use crate::lanes::{Lane, simd_lane_terms};
+use crate::lanes::{Index, Lane, simd_lane_terms};
 use core::arch::x86_64::{
     __m512, __mmask16, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LT_OQ, _mm512_add_ps, _mm512_castps_si512,
     _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_div_ps, _mm512_mask_blend_ps, _mm512_mul_ps,
@@ -164,7 +164,7 @@ impl SimdF32 for F32x16 {
 /// # Safety
 /// Every index is less than `quads.len()`.
 #[inline(always)]
-pub(crate) unsafe fn transpose8(quads: &[[f32; 4]], indices: &[u32; 8]) -> [f32x8; 4] {
+pub(crate) unsafe fn transpose8<I: Index>(quads: &[[f32; 4]], indices: &[I; 8]) -> [f32x8; 4] {
     use core::arch::x86_64::{
         __m128, _mm_loadu_ps, _mm_movehl_ps, _mm_movelh_ps, _mm_unpackhi_ps, _mm_unpacklo_ps,
     };
@@ -173,7 +173,7 @@ pub(crate) unsafe fn transpose8(quads: &[[f32; 4]], indices: &[u32; 8]) -> [f32x
         // four `f32`, the sixteen bytes an unaligned load reads; SSE is part of every
         // x86-64 CPU.
         unsafe {
-            let q = quads.get_unchecked(indices[l] as usize);
+            let q = quads.get_unchecked(indices[l].at());
             _mm_loadu_ps(q.as_ptr())
         }
     };
@@ -219,9 +219,10 @@ impl Lane for F32x16 {
         <Self as SimdF32>::splat(v)
     }
     #[inline(always)]
-    unsafe fn gather(s: &[f32], idx: &[u32; 16]) -> Self {
+    unsafe fn gather<I: Index>(s: &[f32], idx: &[I]) -> Self {
+        let idx: &[I; 16] = idx[..16].try_into().expect("sixteen indices");
         // SAFETY: every index is less than `s.len()` (the caller's contract).
-        let at = |l: usize| unsafe { *s.get_unchecked(idx[l] as usize) };
+        let at = |l: usize| unsafe { *s.get_unchecked(idx[l].at()) };
         // SAFETY: see the module documentation.
         Self(unsafe {
             core::arch::x86_64::_mm512_setr_ps(
@@ -245,7 +246,8 @@ impl Lane for F32x16 {
         })
     }
     #[inline(always)]
-    unsafe fn gather4(quads: &[[f32; 4]], idx: &[u32; 16]) -> [Self; 4] {
+    unsafe fn gather4<I: Index>(quads: &[[f32; 4]], idx: &[I]) -> [Self; 4] {
+        let idx: &[I; 16] = idx[..16].try_into().expect("sixteen indices");
         use core::arch::x86_64::{
             _mm_loadu_ps, _mm512_castpd_ps, _mm512_castps_pd, _mm512_castps128_ps512,
             _mm512_insertf32x4, _mm512_unpackhi_pd, _mm512_unpackhi_ps, _mm512_unpacklo_pd,
@@ -255,7 +257,7 @@ impl Lane for F32x16 {
             // SAFETY: the index is less than `quads.len()` (the caller's contract); `q`
             // is four `f32`, the sixteen bytes an unaligned load reads.
             unsafe {
-                let q = quads.get_unchecked(idx[l] as usize);
+                let q = quads.get_unchecked(idx[l].at());
                 _mm_loadu_ps(q.as_ptr())
             }
         };
@@ -294,9 +296,16 @@ impl Lane for F32x16 {
         // inside `rest`; a masked load touches no other lane.
         Self(unsafe { core::arch::x86_64::_mm512_maskz_loadu_ps(first(rest.len()), rest.as_ptr()) })
     }
+    #[cfg(test)]
     #[inline(always)]
     fn column(column: &[u32]) -> [u32; 16] {
         column[..16].try_into().expect("sixteen indices")
+    }
+    #[cfg(test)]
+    #[inline(always)]
+    fn column16(column: &[u16], base: u32) -> [u32; 16] {
+        let column: &[u16; 16] = column[..16].try_into().expect("sixteen offsets");
+        core::array::from_fn(|l| base + u32::from(column[l]))
     }
     #[inline(always)]
     fn counts(counts: &[u32]) -> Self {

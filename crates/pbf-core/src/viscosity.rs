@@ -56,7 +56,7 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
                     |j, x, r2, volume| {
                         // SAFETY: `j` are indices below `nb.len()`, the length of `packed`
                         // (asserted above).
-                        let vj = unsafe { L::gather4(packed, j) };
+                        let vj = unsafe { j.gather4(packed) };
                         let dv: [L; D] = core::array::from_fn(|a| vj[a] - vi[a]);
                         let w = L::poly6(kernel, r2);
                         w_sum += w;

@@ -37,7 +37,7 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
                     |j, x, r2, volume| {
                         // SAFETY: `j` are indices below `nb.len()`, the length of
                         // `omega[3]` (asserted above).
-                        let d_magnitude = unsafe { L::gather(omega[3], j) } - magnitude_i;
+                        let d_magnitude = unsafe { j.gather(omega[3]) } - magnitude_i;
                         let factor = L::gradient_factor(kernel, r2);
                         let grad: [L; D] = core::array::from_fn(|a| factor * x[a]);
                         let t = L::vorticity_gradient(kernel, volume, d_magnitude, grad);
