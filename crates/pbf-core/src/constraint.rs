@@ -4,8 +4,7 @@
 use crate::boundary::Boundary;
 use crate::collide::{Collider, Domain, confine_block};
 use crate::lanes::{Lane, lanes, norm2};
-use crate::lists::{GROUP, Neighbourhood, for_each_group};
-use crate::parallel::for_each_chunk;
+use crate::lists::{GROUP, Neighbourhood, for_each_group, for_each_pass_chunk};
 use pbf_kernels::{Kernel, TensileCorrection};
 
 /// The Jacobi relaxation `omega` of the constraint passes: `min(1, (4/3) / a_max)`,
@@ -235,10 +234,10 @@ impl<'a, const D: usize> Constraint<'a, D> {
         self.boundary.density_and_gradient(p)
     }
 
-    /// Whether a wall may add to the density of a particle of the group `first..first +
-    /// width` (whose positions are the quads'): one test of their bounding box.
+    /// Whether a wall may add to the density of a particle of the group `members`
+    /// (whose positions are the quads'): one test of their bounding box.
     #[inline]
-    pub(crate) fn near_walls(&self, quads: &[[f32; 4]], first: usize, width: usize) -> bool {
+    pub(crate) fn near_walls(&self, quads: &[[f32; 4]], members: &[u32]) -> bool {
         // Whole quads, four lanes at a time (the fourth, not a coordinate, is left
         // out at the end); `q * 0` is 0 for a finite coordinate and NaN otherwise.
         // This is `collide::bounding_box` written for the quads' layout: the
@@ -247,7 +246,8 @@ impl<'a, const D: usize> Constraint<'a, D> {
         // loop 0.6% (the four-at-a-time one that replaced it is not measured here).
         let (mut lo, mut hi, mut finite) =
             ([f32::INFINITY; 4], [f32::NEG_INFINITY; 4], [0.0f32; 4]);
-        for q in &quads[first..first + width] {
+        for &i in members {
+            let q = &quads[i as usize];
             for c in 0..4 {
                 lo[c] = if q[c] < lo[c] { q[c] } else { lo[c] };
                 hi[c] = if q[c] > hi[c] { q[c] } else { hi[c] };
@@ -282,8 +282,8 @@ impl<'a, const D: usize> Constraint<'a, D> {
     ) {
         let kernel = self.kernel;
         let scale = self.mass / self.rest_density;
-        for_each_chunk(([density, lambda], wall_gradient), &|start,
-                                                             (
+        for_each_pass_chunk(([density, lambda], wall_gradient), &|start,
+                                                                  (
             [density, lambda],
             mut wall_gradient,
         )| {
@@ -311,9 +311,10 @@ impl<'a, const D: usize> Constraint<'a, D> {
                     let w_sum = lanes(w_sum, width);
                     let (grad_sq, grad_sum) =
                         (lanes(grad_sq, width), grad_sum.map(|g| lanes(g, width)));
-                    let near_walls = self.near_walls(nb.quads, first, width);
-                    for l in 0..width {
-                        let (i, k) = (first + l, first + l - start);
+                    let members = &nb.lists.members(first)[..width];
+                    let near_walls = self.near_walls(nb.quads, members);
+                    for (l, &i) in members.iter().enumerate() {
+                        let (i, k) = (i as usize, i as usize - start);
                         let p: [f32; D] = core::array::from_fn(|a| nb.quads[i][a]);
                         let (rho, wall_grad) = self.density_at(p, w_sum[l], near_walls);
                         density[k] = rho;
@@ -356,7 +357,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
     /// and in the domain from `p`'s side the same way: the pass writes the step's
     /// result, with the bits a separate pass over `p_next` would give, without reading
     /// and writing the positions once more.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, unsafe_code)]
     pub(crate) fn delta_pass<L: Lane>(
         &self,
         nb: &Neighbourhood<'_, D>,
@@ -370,13 +371,18 @@ impl<'a, const D: usize> Constraint<'a, D> {
     ) {
         let kernel = self.kernel;
         let scale = self.mass / self.rest_density;
-        for_each_chunk(next, &|start, next| {
+        assert_eq!(lambda.len(), nb.len(), "a lambda for every particle");
+        for_each_pass_chunk(next, &|start, next| {
             for_each_group::<L>(
                 start,
                 next[0].len(),
                 #[inline(always)]
                 |first, width| {
-                    let lambda_i = L::load(lambda, first);
+                    let members = nb.lists.members(first);
+                    // SAFETY: the members are particles of the lists, below `nb.len()`,
+                    // the length of `lambda` (asserted above).
+                    let lambda_i = unsafe { L::gather(lambda, members) };
+                    let members = &members[..width];
                     let mut dp = [L::splat(0.0); D];
                     nb.for_each_slot::<L>(
                         first,
@@ -396,8 +402,8 @@ impl<'a, const D: usize> Constraint<'a, D> {
                     let dp = dp.map(|d| lanes(d, width));
                     let mut from = [[0.0f32; D]; GROUP];
                     let mut to = [[0.0f32; D]; GROUP];
-                    for l in 0..width {
-                        let i = first + l;
+                    for (l, &i) in members.iter().enumerate() {
+                        let i = i as usize;
                         debug_assert_eq!(nb.quads[i][D].to_bits(), lambda[i].to_bits());
                         from[l] = core::array::from_fn(|a| nb.quads[i][a]);
                         to[l] = core::array::from_fn(|a| {
@@ -408,14 +414,14 @@ impl<'a, const D: usize> Constraint<'a, D> {
                     // correction never carries a particle through a wall.
                     confine_block(colliders, domain, &from[..width], &mut to[..width], margin);
                     if let Some(step) = &chebyshev {
-                        for l in 0..width {
-                            to[l] = step.apply(to[l], from[l], first + l);
+                        for (l, &i) in members.iter().enumerate() {
+                            to[l] = step.apply(to[l], from[l], i as usize);
                         }
                         confine_block(colliders, domain, &from[..width], &mut to[..width], margin);
                     }
-                    for (l, p) in to[..width].iter().enumerate() {
+                    for (p, &i) in to[..width].iter().zip(members) {
                         for a in 0..D {
-                            next[a][first + l - start] = p[a];
+                            next[a][i as usize - start] = p[a];
                         }
                     }
                 },

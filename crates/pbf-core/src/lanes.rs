@@ -71,8 +71,6 @@ pub(crate) trait Lane:
     /// # Panics
     /// When `indices` has fewer than `WIDTH` entries.
     unsafe fn gather4<I: Index>(quads: &[[f32; 4]], indices: &[I]) -> [Self; 4];
-    /// The values `s[start..start + WIDTH]`, 0 past the end of `s`.
-    fn load(s: &[f32], start: usize) -> Self;
     /// The block of `column[..WIDTH]`.
     #[cfg(test)]
     fn column(column: &[u32]) -> Self::Indices;
@@ -200,10 +198,6 @@ impl Lane for f32 {
     unsafe fn gather4<I: Index>(quads: &[[f32; 4]], indices: &[I]) -> [Self; 4] {
         quads[indices[0].at()]
     }
-    #[inline(always)]
-    fn load(s: &[f32], start: usize) -> Self {
-        s.get(start).copied().unwrap_or(0.0)
-    }
     #[cfg(test)]
     #[inline(always)]
     fn column(column: &[u32]) -> u32 {
@@ -315,10 +309,6 @@ impl Lane for f32x8 {
                 }))
             })
         }
-    }
-    #[inline(always)]
-    fn load(s: &[f32], start: usize) -> Self {
-        load8(s, start)
     }
     #[cfg(test)]
     #[inline(always)]

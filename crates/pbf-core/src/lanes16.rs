@@ -59,16 +59,6 @@ pub(crate) struct F32x16(__m512);
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Mask16(__mmask16);
 
-/// The mask of the first `len` lanes.
-#[inline(always)]
-fn first(len: usize) -> __mmask16 {
-    if len >= 16 {
-        u16::MAX
-    } else {
-        (1u16 << len) - 1
-    }
-}
-
 macro_rules! binary {
     ($trait:ident, $method:ident, $intrinsic:ident) => {
         impl $trait for F32x16 {
@@ -289,13 +279,6 @@ impl Lane for F32x16 {
             ]
         }
     }
-    #[inline(always)]
-    fn load(s: &[f32], start: usize) -> Self {
-        let rest = s.get(start..).unwrap_or(&[]);
-        // SAFETY: the lanes set in the mask are the first `min(16, rest.len())`, all
-        // inside `rest`; a masked load touches no other lane.
-        Self(unsafe { core::arch::x86_64::_mm512_maskz_loadu_ps(first(rest.len()), rest.as_ptr()) })
-    }
     #[cfg(test)]
     #[inline(always)]
     fn column(column: &[u32]) -> [u32; 16] {
@@ -423,11 +406,6 @@ mod tests {
         let neg = F32x16::run(|| lanes(-from(v)));
         assert_eq!(neg[4].to_bits(), (-0.0f32).to_bits());
         assert_eq!(neg[0], 4.0);
-        // A load past the end reads zeros, and touches nothing beyond the slice.
-        let loaded = F32x16::run(|| lanes(<F32x16 as Lane>::load(&v[..10], 4)));
-        assert_eq!(&loaded[..6], &v[4..10]);
-        assert!(loaded[6..].iter().all(|&x| x == 0.0));
-        assert!(F32x16::run(|| lanes(<F32x16 as Lane>::load(&v, 16))) == [0.0; 16]);
         // Lanes whose count is at most the slot are moved out of every support.
         let counts: [u32; 16] = core::array::from_fn(|l| l as u32 % 5);
         let masked = F32x16::run(|| {

@@ -35,6 +35,12 @@
 //! thousand particles nearly every group is narrow (99.7% in the peers' tank at
 //! 97k), at a million three in four; the 1M dam break's step got about 8% faster,
 //! the tank's substep 3-6%, with the same bits.
+//!
+//! Below [`SORT_BELOW`] particles a group's sixteen lanes are not sixteen consecutive
+//! particles but the block's particles by descending list length
+//! ([`ListBlock::members`]), so that its slots carry little padding; the passes read
+//! and write their lanes' own values through the members. Each particle still walks
+//! its own list in order: the same bits.
 
 use crate::lanes::{Lane, load8, norm2};
 use crate::parallel::for_each_chunk_of;
@@ -135,6 +141,18 @@ impl Rows {
 
 /// Particles per column group of a [`ListBlock`]: the widest lanes the passes run.
 pub(crate) const GROUP: usize = 16;
+
+/// The most particles for which a build orders every block's lanes by list length
+/// ([`ListBlock::members`]); from there on the lanes keep the particles' order. In
+/// the peers' tank at 97k the sorted lanes made the constraint phase 3% and the
+/// substep 2.7% faster, and the dam break's step at 10k 5%; at 1M, where every
+/// pass streams its per-particle arrays from memory, reading and writing them in a
+/// block's sorted order made the step 1.5% slower.
+pub(crate) const SORT_BELOW: usize = PREFETCH_FROM;
+
+/// The list lengths [`order_lanes`] tells apart: longer lists sort as this long (a
+/// fixed tally on the stack; lists so long are seldom more than a few a block).
+const SORTED_LENGTHS: usize = 255;
 
 /// The [`Head::base`] of a wide group, whose slots are sixteen `u32` indices.
 const WIDE: u32 = u32::MAX;
@@ -259,6 +277,12 @@ impl Columns<'_> {
 /// particle's index in the slots past its end (a valid index to load, masked by its
 /// count).
 ///
+/// The lanes are the block's particles by descending list length ([`Self::members`]),
+/// not in their order: a group's lists are then of nearly one length, and its slots
+/// carry little padding (1.5% of the lanes' entries in the peers' tank at 97k,
+/// against 11-13% for groups of sixteen consecutive particles). A pass's sums do not
+/// depend on it: each particle's terms come from its own list, in its order.
+///
 /// A group whose indices span at most [`NARROW_SPAN`] (nearly every group up to a few
 /// hundred thousand particles, three in four at a million in the dam break) is
 /// narrow: it stores them as 16-bit offsets from their smallest ([`Head`]), half the
@@ -272,8 +296,14 @@ pub(crate) struct ListBlock {
     slot_ends: Vec<u32>,
     /// Where every group of the block starts in `columns`, and its base.
     heads: Vec<Head>,
-    /// The length of every particle's list, [`BLOCK`] entries (0 past the particles).
+    /// The length of every lane's list, [`BLOCK`] entries (0 past the particles).
     counts: Vec<u32>,
+    /// The particle of every lane, [`BLOCK`] entries: the block's particles by
+    /// descending list length, ties in their order; past the particles, the block's
+    /// last one (a valid index to load).
+    members: Vec<u32>,
+    /// The lane of every particle of the block (its offset from the block's first).
+    lane_of: Vec<u16>,
     /// As [`Rows::overfull`].
     overfull: Option<(usize, usize)>,
     /// The sifter's scratch for this block.
@@ -286,12 +316,7 @@ pub(crate) struct ListBlock {
     ahead: Vec<u32>,
 }
 
-/// The index a column holds past the end of the list of lane `k` of a block whose
-/// `len` particles start at `first`: the lane's own particle, or past the particles
-/// the block's last one (a valid index to load, masked by its count).
-fn padding(first: usize, k: usize, len: usize) -> u32 {
-    (first + k.min(len - 1)) as u32
-}
+const _: () = assert!(BLOCK <= 1 << 16, "a lane's index in a block is a u16");
 
 impl ListBlock {
     /// The number of slots of group `g`.
@@ -383,17 +408,57 @@ fn narrow(columns: &mut [u32], own: &[u32; GROUP], span: u32) -> u32 {
     lo
 }
 
+/// Orders the lanes of the block of the `len` particles from `first` (whose lists end
+/// at `ends`) into [`ListBlock::members`] and [`ListBlock::lane_of`]: when `sort`, by
+/// descending list length (lengths past [`SORTED_LENGTHS`] as one), ties in the
+/// particles' order, by a counting sort; otherwise in the particles' order.
+fn order_lanes(ends: &[u32], block: &mut ListBlock, (first, len): (usize, usize), sort: bool) {
+    block.members.clear();
+    block.members.resize(BLOCK, (first + len.max(1) - 1) as u32);
+    block.lane_of.clear();
+    block.lane_of.resize(len, 0);
+    if !sort {
+        for k in 0..len {
+            block.members[k] = (first + k) as u32;
+            block.lane_of[k] = k as u16;
+        }
+        return;
+    }
+    let mut counts = [0u32; BLOCK];
+    let mut before = 0;
+    for (count, &end) in counts.iter_mut().zip(&ends[..len]) {
+        (*count, before) = (end - before, end);
+    }
+    // `tally[SORTED_LENGTHS - c]`: the particles with lists of length c, then where
+    // the first of them goes.
+    let bucket = |c: u32| SORTED_LENGTHS - (c as usize).min(SORTED_LENGTHS);
+    let mut tally = [0u32; SORTED_LENGTHS + 1];
+    for &c in &counts[..len] {
+        tally[bucket(c)] += 1;
+    }
+    let mut at = 0;
+    for t in tally.iter_mut() {
+        (*t, at) = (at, at + *t);
+    }
+    for (k, &c) in counts[..len].iter().enumerate() {
+        let slot = &mut tally[bucket(c)];
+        block.members[*slot as usize] = (first + k) as u32;
+        block.lane_of[k] = *slot as u16;
+        *slot += 1;
+    }
+}
+
 /// Writes `rows`, the lists of the particles `first..first + len`, into `block` by
-/// columns.
+/// columns, its lanes ordered by [`order_lanes`].
 fn transpose_block(
-    rows: &Rows,
+    rows: &mut Rows,
     block: &mut ListBlock,
-    first: usize,
-    len: usize,
+    (first, len): (usize, usize),
     sifter: Sifter,
-    span: u32,
+    (span, sort): (u32, bool),
 ) {
     block.overfull = rows.overfull;
+    order_lanes(&rows.ends, block, (first, len), sort);
     block.counts.clear();
     block.counts.resize(BLOCK, 0);
     block.slot_ends.clear();
@@ -404,14 +469,14 @@ fn transpose_block(
         // particles, an empty list padded with the block's last particle.
         let mut start = [0usize; GROUP];
         let mut count = [0usize; GROUP];
-        let mut own = [0u32; GROUP];
+        let own: [u32; GROUP] = core::array::from_fn(|lane| block.members[g * GROUP + lane]);
         for lane in 0..GROUP {
-            let k = g * GROUP + lane;
-            own[lane] = padding(first, k, len);
-            if k < len {
+            let p = g * GROUP + lane;
+            if p < len {
+                let k = own[lane] as usize - first;
                 start[lane] = if k == 0 { 0 } else { rows.ends[k - 1] as usize };
                 count[lane] = rows.ends[k] as usize - start[lane];
-                block.counts[k] = count[lane] as u32;
+                block.counts[p] = count[lane] as u32;
             }
         }
         let most = count.iter().copied().max().unwrap_or(0);
@@ -485,6 +550,10 @@ pub(crate) struct NeighbourLists {
     /// Tests store groups of a narrower span than [`NARROW_SPAN`] as narrow.
     #[cfg(test)]
     narrow_span: Option<u32>,
+    /// Tests sort the lanes, or keep them in order, at any size (see
+    /// [`SORT_BELOW`]).
+    #[cfg(test)]
+    sort_lanes: Option<bool>,
 }
 
 /// The blocks that announced a cell in [`NeighbourLists::mark_ahead`], one per chunk
@@ -585,6 +654,10 @@ impl NeighbourLists {
         let span = NARROW_SPAN;
         #[cfg(test)]
         let span = self.narrow_span.unwrap_or(NARROW_SPAN);
+        #[cfg(not(test))]
+        let sort = n < SORT_BELOW;
+        #[cfg(test)]
+        let sort = self.sort_lanes.unwrap_or(n < SORT_BELOW);
         for_each_chunk_of([&mut self.blocks[..blocks]], 1, 1, &|first, [chunk]| {
             for (b, block) in chunk.iter_mut().enumerate() {
                 let start = (first + b) * BLOCK;
@@ -609,7 +682,7 @@ impl NeighbourLists {
                         avx512::fill_block(rows, grid, positions, h2, range.clone(), most);
                     }
                 }
-                transpose_block(rows, block, start, range.len(), self.sifter, span);
+                transpose_block(rows, block, (start, range.len()), self.sifter, (span, sort));
                 block.rows = core::mem::take(rows);
             }
         });
@@ -636,9 +709,23 @@ impl NeighbourLists {
             .sum()
     }
 
-    /// The column layout of the group of `width` particles from `first` (a multiple
-    /// of `width`, which divides [`GROUP`]): the columns from its first slot (offset
-    /// to its lanes), its slot count and its lanes' list lengths.
+    /// The particles of the lanes from lane `first` (a lane of the block's order,
+    /// [`ListBlock::members`]) to the end of its block: at least [`GROUP`] from the
+    /// first lane of a group, every one a particle of the last build.
+    #[inline(always)]
+    pub(crate) fn members(&self, first: usize) -> &[u32] {
+        &self.blocks[first / BLOCK].members[first % BLOCK..]
+    }
+
+    /// The lane of particle `i` (see [`Self::members`]).
+    fn lane_of(&self, i: usize) -> usize {
+        i / BLOCK * BLOCK + usize::from(self.blocks[i / BLOCK].lane_of[i % BLOCK])
+    }
+
+    /// The column layout of the group of `width` lanes from lane `first` (a multiple
+    /// of `width`, which divides [`GROUP`]; see [`Self::members`] for their
+    /// particles): the columns from its first slot (offset to its lanes), its slot
+    /// count and its lanes' list lengths.
     #[inline(always)]
     pub(crate) fn group(&self, first: usize, width: usize) -> (Columns<'_>, usize, &[u32]) {
         let block = &self.blocks[first / BLOCK];
@@ -792,7 +879,8 @@ impl NeighbourLists {
     /// ascending only as a build leaves it; no pass depends on the order beyond
     /// summing in it). When `i` has the longest list of its group, the group gets one
     /// more slot, padded with its lanes' own indices, and the later groups of the
-    /// block move up by one slot. The solver adds the few pairs that particles moving
+    /// block move up by one slot. The lanes keep their order (a group's lists may then
+    /// differ more in length until the next build). The solver adds the few pairs that particles moving
     /// far bring within h, instead of searching again (`Solver::repair_lists`).
     ///
     /// # Panics
@@ -803,8 +891,8 @@ impl NeighbourLists {
             i < n && (j as usize) < n,
             "neighbour lists: pair ({i}, {j}) outside the {n} particles"
         );
+        let k = self.lane_of(i) % BLOCK;
         let block = &mut self.blocks[i / BLOCK];
-        let k = i % BLOCK;
         let (g, lane) = (k / GROUP, k % GROUP);
         let base = block.heads[g].base;
         if base != WIDE
@@ -822,9 +910,8 @@ impl NeighbourLists {
             for end in &mut block.slot_ends[g..] {
                 *end += 1;
             }
-            let (first, len) = (i - k, (n - (i - k)).min(BLOCK));
             for l in 0..GROUP {
-                block.set(g, slots, l, padding(first, g * GROUP + l, len));
+                block.set(g, slots, l, block.members[g * GROUP + l]);
             }
         }
         block.set(g, count, lane, j);
@@ -833,7 +920,7 @@ impl NeighbourLists {
 
     /// Whether `j` is in the list of particle `i`.
     pub(crate) fn contains(&self, i: usize, j: u32) -> bool {
-        let (columns, _, counts) = self.group(i, 1);
+        let (columns, _, counts) = self.group(self.lane_of(i), 1);
         (0..counts[0] as usize).any(|s| columns.entry(s) == j)
     }
 
@@ -841,7 +928,7 @@ impl NeighbourLists {
     /// own index as padding.
     #[cfg(test)]
     pub(crate) fn column_of(&self, i: usize) -> Vec<u32> {
-        let (columns, slots, _) = self.group(i, 1);
+        let (columns, slots, _) = self.group(self.lane_of(i), 1);
         (0..slots).map(|s| columns.entry(s)).collect()
     }
 
@@ -849,7 +936,7 @@ impl NeighbourLists {
     /// added by [`Self::insert`]), `i` itself not included.
     #[cfg(test)]
     pub(crate) fn of(&self, i: usize) -> Vec<u32> {
-        let (columns, _, counts) = self.group(i, 1);
+        let (columns, _, counts) = self.group(self.lane_of(i), 1);
         (0..counts[0] as usize).map(|s| columns.entry(s)).collect()
     }
 
@@ -872,13 +959,7 @@ impl NeighbourLists {
         let (columns, slots, _) = self.group(first, width);
         let lanes = (0..slots).flat_map(|s| (0..GROUP).map(move |l| (s, l)));
         let entries = lanes.map(|(s, l)| columns.lane(s, l));
-        let own = (0..GROUP).map(|l| {
-            padding(
-                first / BLOCK * BLOCK,
-                first % BLOCK + l,
-                (self.len - first / BLOCK * BLOCK).min(BLOCK),
-            )
-        });
+        let own = self.members(first)[..GROUP].iter().copied();
         let (lo, hi) = entries
             .chain(own)
             .fold((u32::MAX, 0), |(lo, hi), j| (lo.min(j), hi.max(j)));
@@ -1356,29 +1437,38 @@ impl<const D: usize> Neighbourhood<'_, D> {
         self.quads.len()
     }
 
-    /// Calls `f(indices, x, r2, extra)` for every slot of the group of `L::WIDTH`
-    /// particles from `first` (a multiple of the width), one particle a lane: lane `l`
-    /// of call `k` is the `k`-th entry of the list of particle `first + l`, with the
-    /// offset `x = p_i - p_j` at the current positions, its squared length and the
-    /// neighbour's extra value of the quads (`quads[j][D]`). Lanes past the end of
-    /// their list carry `x = 0` (their own index is the padding) and `r2 = +inf`,
-    /// outside every support; lanes past the particles (whose padding is the block's
-    /// last particle) carry `r2 = +inf` too, and their sums are dropped. Every lane walks its list in order, so a sum over the calls adds each
+    /// Calls `f(neighbours, x, r2, extra)` for every slot of the group of `L::WIDTH`
+    /// lanes from lane `first` (a multiple of the width), one particle a lane: lane
+    /// `l` is particle `members(first)[l]` ([`NeighbourLists::members`]: the lanes
+    /// are not the particles' order), and of call `k` the `k`-th entry of its list,
+    /// with the offset `x = p_i - p_j` at the current positions, its squared length
+    /// and the neighbour's extra value of the quads (`quads[j][D]`). Lanes past the
+    /// end of their list carry `x = 0` (their own index is the padding) and
+    /// `r2 = +inf`, outside every support; lanes past the particles (whose padding is
+    /// the block's last particle) carry `r2 = +inf` too, and their sums are dropped.
+    /// Every lane walks its list in order, so a sum over the calls adds each
     /// particle's terms in list order, at every width: the sixteen and eight lanes
-    /// give the bits of one (`f32`). Load other per-particle values with
-    /// [`Lane::gather`]: the indices are below [`Self::len`].
+    /// give the bits of one (`f32`). Gather other per-particle values by the
+    /// neighbours ([`Slot::gather`]), and the lanes' own by the members
+    /// ([`Lane::gather`]).
     ///
     /// # Panics
     /// When the quads and the lists are not of the same particles (a bug in the
     /// caller).
     #[inline(always)]
+    #[allow(unsafe_code)]
     pub(crate) fn for_each_slot<L: Lane>(
         &self,
         first: usize,
         f: impl FnMut(&Slot<'_, L>, [L; D], L, L),
     ) {
         debug_assert_eq!(self.quads.len(), self.positions[0].len());
-        let xi: [L; D] = core::array::from_fn(|a| L::load(self.positions[a], first));
+        assert_eq!(self.quads.len(), self.lists.len(), "quads and lists");
+        // SAFETY: the members are particles of the lists' last build, below
+        // `self.lists.len()` (`NeighbourLists`' invariant), the quads' length
+        // (asserted above).
+        let own = unsafe { L::gather4(self.quads, self.lists.members(first)) };
+        let xi: [L; D] = core::array::from_fn(|a| own[a]);
         self.lists.prefetch_next(first, L::WIDTH, self.quads);
         let (columns, slots, counts) = self.lists.group(first, L::WIDTH);
         // Narrower lanes stop at their own longest list.
@@ -1388,7 +1478,6 @@ impl<const D: usize> Neighbourhood<'_, D> {
             counts.iter().copied().max().unwrap_or(0) as usize
         };
         let count = L::counts(counts);
-        assert_eq!(self.quads.len(), self.lists.len(), "quads and lists");
         // One loop a kind of group, each with its kind of slot known: the compiler
         // drops the other kind's code from both.
         match columns {
@@ -1431,9 +1520,20 @@ impl<const D: usize> Neighbourhood<'_, D> {
     }
 }
 
-/// Runs `f(first, width)` for every group of `L::WIDTH` particles of the chunk of
-/// `len` particles from `start` (a multiple of the width): `first` the group's first
-/// particle, `width` how many of its lanes are particles (`L::WIDTH` but in the last).
+/// [`for_each_chunk`](crate::parallel::for_each_chunk) for the neighbour passes:
+/// chunks of whole list blocks, so that the particles of a chunk's lanes
+/// ([`NeighbourLists::members`]) are the chunk's own.
+pub(crate) fn for_each_pass_chunk<O: crate::parallel::Outputs, F>(outputs: O, f: &F)
+where
+    F: Fn(usize, O) + Sync,
+{
+    crate::parallel::for_each_chunk_of(outputs, crate::parallel::MIN_CHUNK.max(BLOCK), BLOCK, f);
+}
+
+/// Runs `f(first, width)` for every group of `L::WIDTH` lanes of the chunk of `len`
+/// lanes from `start` (a multiple of the width): `first` the group's first lane (its
+/// particles are [`NeighbourLists::members`]), `width` how many of its lanes are
+/// particles (`L::WIDTH` but in the last).
 ///
 /// The groups run inside [`Lane::run`], compiled for the instructions of the width:
 /// `f`, and the closures it passes on ([`Neighbourhood::for_each_slot`]'s), must be
@@ -1598,18 +1698,27 @@ mod tests {
             // The longest list of a group (a new slot, later groups move up), a short
             // one, the longest in the last group of the partial block (a new slot
             // padded past the particles), and the same particle twice (its second
-            // entry needs a slot of its own again).
-            let longest = (16..32).max_by_key(|&i| (expected[i].len(), i)).unwrap();
-            let shortest = (32..48).min_by_key(|&i| (expected[i].len(), i)).unwrap();
-            let last = (688..700).max_by_key(|&i| (expected[i].len(), i)).unwrap();
-            let slots_before = |lists: &NeighbourLists, i: usize| lists.group(i, 1).1;
-            let (group_slots, last_slots) = (slots_before(&lists, 16), slots_before(&lists, 688));
+            // entry needs a slot of its own again). A group's particles are its
+            // lanes' members.
+            let group = |first: usize, width: usize| lists.members(first)[..width].to_vec();
+            let by_length = |i: &u32| (expected[*i as usize].len(), *i);
+            let longest = group(16, 16).into_iter().max_by_key(by_length).unwrap() as usize;
+            let shortest = group(32, 16).into_iter().min_by_key(by_length).unwrap() as usize;
+            let last = group(688, 12).into_iter().max_by_key(by_length).unwrap() as usize;
+            let slots_before =
+                |lists: &NeighbourLists, i: usize| lists.group(lists.lane_of(i), 1).1;
+            let (group_slots, last_slots) =
+                (slots_before(&lists, longest), slots_before(&lists, last));
             for (i, j) in [(longest, 699), (shortest, 3), (last, 0), (longest, 698)] {
                 lists.insert(i, j);
                 expected[i].push(j);
             }
-            assert_eq!(slots_before(&lists, 16), group_slots + 2, "two new slots");
-            assert_eq!(slots_before(&lists, 688), last_slots + 1, "a new slot");
+            assert_eq!(
+                slots_before(&lists, longest),
+                group_slots + 2,
+                "two new slots"
+            );
+            assert_eq!(slots_before(&lists, last), last_slots + 1, "a new slot");
             // Particle 0 is below the base of the last group: a narrow one widens.
             if span.is_none() {
                 assert_eq!(formats.1, 0, "all narrow");
@@ -1645,20 +1754,22 @@ mod tests {
             };
             let mut seen: Vec<Vec<u32>> = vec![Vec::new(); n];
             for_each_group::<f32x8>(0, n, |first, width| {
+                let members = lists.members(first);
                 nb.for_each_slot::<f32x8>(first, |indices, _, r2, _| {
                     for l in 0..width {
                         if r2.to_array()[l].is_finite() {
-                            seen[first + l].push(indices.indices()[l]);
+                            seen[members[l] as usize].push(indices.indices()[l]);
                         }
                     }
                 });
             });
             assert_eq!(seen, expected);
             let mut seen: Vec<Vec<u32>> = vec![Vec::new(); n];
-            for (i, list) in seen.iter_mut().enumerate() {
-                nb.for_each_slot::<f32>(i, |indices, _, r2, _| {
+            for lane in 0..n {
+                let i = lists.members(lane)[0] as usize;
+                nb.for_each_slot::<f32>(lane, |indices, _, r2, _| {
                     if r2.is_finite() {
-                        list.push(indices.indices());
+                        seen[i].push(indices.indices());
                     }
                 });
             }
@@ -1669,12 +1780,13 @@ mod tests {
                 let mut seen: Vec<Vec<u32>> = vec![Vec::new(); n];
                 F32x16::run(|| {
                     for_each_group::<F32x16>(0, n, |first, width| {
+                        let members = lists.members(first);
                         nb.for_each_slot::<F32x16>(first, |indices, _, r2, _| {
                             let mut r = [0.0f32; 16];
                             r2.store(&mut r);
                             for l in 0..width {
                                 if r[l].is_finite() {
-                                    seen[first + l].push(indices.indices()[l]);
+                                    seen[members[l] as usize].push(indices.indices()[l]);
                                 }
                             }
                         });
@@ -1830,7 +1942,7 @@ mod tests {
                     let mut lanes = [0.0f32; GROUP];
                     sum.store(&mut lanes);
                     for l in 0..width {
-                        out[first + l] = lanes[l].to_bits();
+                        out[nb.lists.members(first)[l] as usize] = lanes[l].to_bits();
                     }
                 });
             });
@@ -1891,6 +2003,91 @@ mod tests {
                 assert!(expected.iter().any(|&s| s != 0), "the sums see neighbours");
                 assert_eq!(pass_sums(&narrow, positions, h, width), expected, "{width}");
                 assert_eq!(pass_sums(&mixed, positions, h, width), expected, "{width}");
+            }
+        }
+    }
+
+    /// Sorted lanes: every block's members are its particles, each once, by
+    /// descending list length (ties in order), `lane_of` their inverse, and the lanes
+    /// past the particles hold the block's last one; unsorted, the particles' order.
+    /// Either way the same lists, the same sums in every pass at every width (bit for
+    /// bit), and fewer slots sorted.
+    #[test]
+    fn sorted_lanes_keep_every_list_and_sum_and_take_fewer_slots() {
+        // Three blocks and a partial one; a cloud with a denser corner, so that the
+        // lists' lengths differ.
+        let n = 3 * BLOCK + 40;
+        let h = 0.12f32;
+        let (mut p, _) = sorted_cloud(n, 9, h);
+        for i in 0..n / 3 {
+            for axis in p.iter_mut() {
+                axis[i] *= 0.4;
+            }
+        }
+        let mut grid = Grid::<3>::new();
+        grid.rebuild([&p[0], &p[1], &p[2]], h).unwrap();
+        let mut scratch = Vec::new();
+        for a in p.iter_mut() {
+            grid.reorder(a, &mut scratch).unwrap();
+        }
+        let positions = [&p[0][..], &p[1][..], &p[2][..]];
+        let build = |sort: bool, sifter: Sifter| {
+            let mut lists = NeighbourLists {
+                sort_lanes: Some(sort),
+                ..NeighbourLists::with_sifter(sifter)
+            };
+            lists.build(&grid, positions, h * h, 8).unwrap();
+            lists
+        };
+        let plain = build(false, Sifter::default());
+        for i in 0..n {
+            assert_eq!(plain.members(i)[0] as usize, i, "in order");
+        }
+        let slots = |lists: &NeighbourLists| -> usize {
+            (0..n.div_ceil(GROUP))
+                .map(|g| lists.group(g * GROUP, 1).1)
+                .sum()
+        };
+        for sifter in sifters() {
+            let sorted = build(true, sifter);
+            for b in 0..n.div_ceil(BLOCK) {
+                let (first, len) = (b * BLOCK, (n - b * BLOCK).min(BLOCK));
+                let members = &sorted.members(first)[..BLOCK];
+                let mut particles = members[..len].to_vec();
+                particles.sort_unstable();
+                assert_eq!(
+                    particles,
+                    (first as u32..(first + len) as u32).collect::<Vec<_>>()
+                );
+                assert!(
+                    members[len..]
+                        .iter()
+                        .all(|&i| i as usize == first + len - 1)
+                );
+                let key = |&i: &u32| (core::cmp::Reverse(sorted.of(i as usize).len()), i);
+                assert!(members[..len].is_sorted_by_key(key), "block {b}");
+                for (lane, &i) in members[..len].iter().enumerate() {
+                    assert_eq!(sorted.lane_of(i as usize), first + lane);
+                }
+            }
+            for i in 0..n {
+                assert_eq!(sorted.column_of(i)[..sorted.of(i).len()], plain.of(i)[..]);
+                assert_eq!(sorted.of(i), plain.of(i), "particle {i}");
+            }
+            assert!(
+                slots(&sorted) < slots(&plain),
+                "{} against {}",
+                slots(&sorted),
+                slots(&plain)
+            );
+            for width in widths() {
+                let expected = pass_sums(&plain, positions, h, width);
+                assert!(expected.iter().any(|&s| s != 0), "the sums see neighbours");
+                assert_eq!(
+                    pass_sums(&sorted, positions, h, width),
+                    expected,
+                    "{width} lanes"
+                );
             }
         }
     }

@@ -3,8 +3,7 @@
 
 use crate::constraint::Constraint;
 use crate::lanes::{Lane, lanes};
-use crate::lists::{Neighbourhood, for_each_group};
-use crate::parallel::for_each_chunk;
+use crate::lists::{Neighbourhood, for_each_group, for_each_pass_chunk};
 
 /// `nb.quads` must carry the volumes `m / rho` as their extra value
 /// ([`crate::lists::pack_volumes`]);
@@ -33,6 +32,10 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
     crate::lists::pack_vectors(packed, velocity);
     let packed: &[[f32; 4]] = packed;
     assert_eq!(packed.len(), nb.len(), "a velocity for every particle");
+    assert!(
+        velocity.iter().all(|v| v.len() == nb.len()),
+        "a velocity for every particle"
+    );
     let (kernel, h2) = (constraint.kernel, constraint.kernel.h2());
     let body = |start: usize,
                 next: &mut [&mut [f32]; D],
@@ -44,7 +47,12 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
             #[inline(always)]
             |first, width| {
                 nb.lists.prefetch_ahead(first, L::WIDTH, packed);
-                let vi: [L; D] = core::array::from_fn(|a| L::load(velocity[a], first));
+                let members = nb.lists.members(first);
+                // SAFETY: the members are particles of the lists, below `nb.len()`, the
+                // length of every velocity component (asserted above).
+                let vi: [L; D] =
+                    core::array::from_fn(|a| unsafe { L::gather(velocity[a], members) });
+                let members = &members[..width];
                 let zero = L::splat(0.0);
                 let mut xsph = [zero; D];
                 let mut curl = [zero; 3];
@@ -78,9 +86,9 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
                 let xsph = xsph.map(|v| lanes(v, width));
                 let curl = curl.map(|v| lanes(v, width));
                 let (w_sum, within) = (lanes(w_sum, width), lanes(within, width));
-                let near_walls = constraint.near_walls(nb.quads, first, width);
-                for l in 0..width {
-                    let (i, k) = (first + l, first + l - start);
+                let near_walls = constraint.near_walls(nb.quads, members);
+                for (l, &i) in members.iter().enumerate() {
+                    let (i, k) = (i as usize, i as usize - start);
                     let p: [f32; D] = core::array::from_fn(|a| nb.quads[i][a]);
                     density[k] = constraint.density_at(p, w_sum[l], near_walls).0;
                     count[k] = 1.0 + within[l];
@@ -99,14 +107,14 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
         )
     };
     match omega {
-        Some(omega) => for_each_chunk(((next, densities), omega), &|start,
-                                                                    (
+        Some(omega) => for_each_pass_chunk(((next, densities), omega), &|start,
+                                                                         (
             (mut next, mut densities),
             mut omega,
         )| {
             body(start, &mut next, &mut densities, Some(&mut omega))
         }),
-        None => for_each_chunk((next, densities), &|start, (mut next, mut densities)| {
+        None => for_each_pass_chunk((next, densities), &|start, (mut next, mut densities)| {
             body(start, &mut next, &mut densities, None)
         }),
     }

@@ -2,8 +2,7 @@
 //! rotation the solver's damping removes.
 
 use crate::lanes::{Lane, lanes};
-use crate::lists::{Neighbourhood, for_each_group};
-use crate::parallel::for_each_chunk;
+use crate::lists::{Neighbourhood, for_each_group, for_each_pass_chunk};
 use pbf_kernels::Kernel;
 
 /// `nb.quads` must carry the volumes `m / rho` as their extra value
@@ -22,14 +21,22 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
     force: [&mut [f32]; D],
 ) {
     assert_eq!(omega[3].len(), nb.len(), "a curl for every particle");
-    for_each_chunk(force, &|start, force| {
+    assert!(
+        omega.iter().all(|o| o.len() == nb.len()),
+        "a curl for every particle"
+    );
+    for_each_pass_chunk(force, &|start, force| {
         for_each_group::<L>(
             start,
             force[0].len(),
             #[inline(always)]
             |first, width| {
                 nb.lists.prefetch_ahead(first, L::WIDTH, omega[3]);
-                let magnitude_i = L::load(omega[3], first);
+                let members = nb.lists.members(first);
+                // SAFETY: the members are particles of the lists, below `nb.len()`, the
+                // length of `omega[3]` (asserted above).
+                let magnitude_i = unsafe { L::gather(omega[3], members) };
+                let members = &members[..width];
                 let mut eta = [L::splat(0.0); D];
                 nb.for_each_slot::<L>(
                     first,
@@ -47,8 +54,8 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
                     },
                 );
                 let eta = eta.map(|v| lanes(v, width));
-                for l in 0..width {
-                    let (i, k) = (first + l, first + l - start);
+                for (l, &i) in members.iter().enumerate() {
+                    let (i, k) = (i as usize, i as usize - start);
                     let eta: [f32; D] = core::array::from_fn(|a| eta[a][l]);
                     let len = pbf_kernels::norm2(eta).sqrt();
                     let f = if len > 0.0 && len.is_finite() {
