@@ -823,7 +823,7 @@ impl NeighbourLists {
         }
     }
 
-    /// Prefetches, for the group of `width` particles from `first`, one line of the
+    /// Prefetches, for the group of `width` lanes from lane `first`, one line of the
     /// next block's columns and its share of the next block's [`ListBlock::ahead`]
     /// lines of `data` (an array of one element a particle: the quads, or any other
     /// the pass gathers by the lists, when the last build marked them), so that a
