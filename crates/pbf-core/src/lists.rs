@@ -1637,19 +1637,22 @@ mod tests {
     /// none (every group wide) and a mix.
     const SPANS: [Option<u32>; 3] = [None, Some(0), Some(60)];
 
+    /// Empty lists of every sifter this CPU runs and every span limit of [`SPANS`].
+    fn every_kind_of_lists() -> impl Iterator<Item = NeighbourLists> {
+        sifters().into_iter().flat_map(|sifter| {
+            SPANS.map(|span| NeighbourLists {
+                narrow_span: span,
+                ..NeighbourLists::with_sifter(sifter)
+            })
+        })
+    }
+
     #[test]
     fn lists_hold_exactly_the_points_within_h() {
         for (n, h) in [(0, 0.1f32), (1, 0.1), (700, 0.1), (3000, 0.07), (2000, 0.3)] {
             let (p, grid) = sorted_cloud(n, n as u64 + 7, h);
             // Narrow groups, wide ones, and a mix.
-            for (sifter, span) in sifters()
-                .into_iter()
-                .flat_map(|s| SPANS.map(|span| (s, span)))
-            {
-                let mut lists = NeighbourLists {
-                    narrow_span: span,
-                    ..NeighbourLists::with_sifter(sifter)
-                };
+            for mut lists in every_kind_of_lists() {
                 // Twice, so that the second build reuses the blocks of the first.
                 for _ in 0..2 {
                     let mut pairs = 0;
@@ -1684,14 +1687,7 @@ mod tests {
         let h = 0.1f32;
         let (p, grid) = sorted_cloud(n, 11, h);
         let positions = [&p[0][..], &p[1][..], &p[2][..]];
-        for (sifter, span) in sifters()
-            .into_iter()
-            .flat_map(|s| SPANS.map(|span| (s, span)))
-        {
-            let mut lists = NeighbourLists {
-                narrow_span: span,
-                ..NeighbourLists::with_sifter(sifter)
-            };
+        for mut lists in every_kind_of_lists() {
             lists.build(&grid, positions, h * h, 4).unwrap();
             let mut expected: Vec<Vec<u32>> = (0..n).map(|i| lists.of(i)).collect();
             let formats = lists.formats();
@@ -1720,7 +1716,7 @@ mod tests {
             );
             assert_eq!(slots_before(&lists, last), last_slots + 1, "a new slot");
             // Particle 0 is below the base of the last group: a narrow one widens.
-            if span.is_none() {
+            if lists.narrow_span.is_none() {
                 assert_eq!(formats.1, 0, "all narrow");
                 assert!(lists.formats().1 >= 1, "the last group widened");
             }
@@ -1885,14 +1881,24 @@ mod tests {
                 .iter()
                 .any(|b| !b.ahead.is_empty())
         );
+        assert_same_sums(&plain, &[&marked], positions, h);
+    }
+
+    /// Every pass sum of [`pass_sums`] over `others` has the bits of its sum over
+    /// `reference` (which sees neighbours), at every width this CPU runs.
+    fn assert_same_sums(
+        reference: &NeighbourLists,
+        others: &[&NeighbourLists],
+        positions: [&[f32]; 3],
+        h: f32,
+    ) {
         for width in widths() {
-            let expected = pass_sums(&plain, positions, h, width);
+            let expected = pass_sums(reference, positions, h, width);
             assert!(expected.iter().any(|&s| s != 0), "the sums see neighbours");
-            assert_eq!(
-                pass_sums(&marked, positions, h, width),
-                expected,
-                "{width} lanes"
-            );
+            for (k, other) in others.iter().enumerate() {
+                let sums = pass_sums(other, positions, h, width);
+                assert_eq!(sums, expected, "lists {k}, {width} lanes");
+            }
         }
     }
 
@@ -1998,12 +2004,7 @@ mod tests {
                 assert_eq!(mixed.column_of(i), wide.column_of(i), "particle {i}");
                 assert_eq!(narrow.column_of(i), wide.column_of(i), "particle {i}");
             }
-            for width in widths() {
-                let expected = pass_sums(&wide, positions, h, width);
-                assert!(expected.iter().any(|&s| s != 0), "the sums see neighbours");
-                assert_eq!(pass_sums(&narrow, positions, h, width), expected, "{width}");
-                assert_eq!(pass_sums(&mixed, positions, h, width), expected, "{width}");
-            }
+            assert_same_sums(&wide, &[&narrow, &mixed], positions, h);
         }
     }
 
@@ -2080,15 +2081,7 @@ mod tests {
                 slots(&sorted),
                 slots(&plain)
             );
-            for width in widths() {
-                let expected = pass_sums(&plain, positions, h, width);
-                assert!(expected.iter().any(|&s| s != 0), "the sums see neighbours");
-                assert_eq!(
-                    pass_sums(&sorted, positions, h, width),
-                    expected,
-                    "{width} lanes"
-                );
-            }
+            assert_same_sums(&plain, &[&sorted], positions, h);
         }
     }
 
