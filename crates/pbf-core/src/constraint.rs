@@ -553,7 +553,6 @@ mod tests {
         pack(&mut quads, at, &vec![0.0; n]);
         let nb = Neighbourhood {
             lists: &lists,
-            positions: at,
             quads: &quads,
         };
         let (mut density, mut lambda) = (vec![0.0; n], vec![0.0; n]);
@@ -566,7 +565,6 @@ mod tests {
         pack_volumes(&mut quads, at, &halved, params.mass());
         let nb = Neighbourhood {
             lists: &lists,
-            positions: at,
             quads: &quads,
         };
         let velocity: [Vec<f32>; 3] =

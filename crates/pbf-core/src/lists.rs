@@ -1316,15 +1316,13 @@ mod avx512 {
     }
 }
 
-/// The particles of one pass: their sorted positions, their lists, and the positions
-/// packed four floats a particle with one more per-particle value (see [`pack`]).
+/// The particles of one pass: their lists, and their sorted positions packed four
+/// floats a particle with one more per-particle value (see [`pack`]).
 pub(crate) struct Neighbourhood<'a, const D: usize> {
     pub(crate) lists: &'a NeighbourLists,
-    pub(crate) positions: [&'a [f32]; D],
-    /// `[p_x, p_y, (p_z,) extra, ...]` of every particle: what the passes gather.
-    /// Their epilogues read a particle's own position from its quad too (the bits of
-    /// `positions`): the quads are in the cache already, the position arrays would
-    /// add twelve bytes a particle to a pass's working set.
+    /// `[p_x, p_y, (p_z,) extra, ...]` of every particle: what the passes gather, for
+    /// the neighbours and for the lanes' own particles alike (the position arrays
+    /// would add twelve bytes a particle to a pass's working set).
     pub(crate) quads: &'a [[f32; 4]],
 }
 
@@ -1462,7 +1460,6 @@ impl<const D: usize> Neighbourhood<'_, D> {
         first: usize,
         f: impl FnMut(&Slot<'_, L>, [L; D], L, L),
     ) {
-        debug_assert_eq!(self.quads.len(), self.positions[0].len());
         assert_eq!(self.quads.len(), self.lists.len(), "quads and lists");
         // SAFETY: the members are particles of the lists' last build, below
         // `self.lists.len()` (`NeighbourLists`' invariant), the quads' length
@@ -1617,9 +1614,8 @@ mod tests {
             let mut quads = Vec::new();
             pack(&mut quads, [&p[0], &p[1], &p[2]], &vec![0.0; n]);
             let short = &quads[..n - 1];
-            let nb = Neighbourhood {
+            let nb = Neighbourhood::<3> {
                 lists: &lists,
-                positions: [&p[0][..n - 1], &p[1][..n - 1], &p[2][..n - 1]],
                 quads: short,
             };
             let refused = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| {
@@ -1743,9 +1739,8 @@ mod tests {
             // What a pass sees: every group's lanes at eight and one lanes a time.
             let mut quads = Vec::new();
             pack(&mut quads, positions, &vec![0.0; n]);
-            let nb = Neighbourhood {
+            let nb = Neighbourhood::<3> {
                 lists: &lists,
-                positions,
                 quads: &quads,
             };
             let mut seen: Vec<Vec<u32>> = vec![Vec::new(); n];
@@ -1926,7 +1921,6 @@ mod tests {
         let kernel = pbf_kernels::Kernel::<3>::new(h).unwrap();
         let nb = Neighbourhood {
             lists,
-            positions,
             quads: &quads,
         };
         let mut out = vec![0; n];
@@ -2233,9 +2227,8 @@ mod tests {
             [&sorted[0], &sorted[1]],
             &[0.0; 4][..sorted[0].len()],
         );
-        let nb = Neighbourhood {
+        let nb = Neighbourhood::<2> {
             lists: &lists,
-            positions: [&sorted[0], &sorted[1]],
             quads: &quads,
         };
         let mut seen = 0;

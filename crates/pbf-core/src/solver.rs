@@ -766,7 +766,6 @@ impl<const D: usize> Solver<D> {
             pack(&mut self.quads, refs(&self.predicted), &self.lambda);
             let nb = Neighbourhood {
                 lists: &self.lists,
-                positions: refs(&self.predicted),
                 quads: &self.quads,
             };
             constraint.lambda_pass::<L>(
@@ -789,7 +788,6 @@ impl<const D: usize> Solver<D> {
             repack_extra::<D>(&mut self.quads, &self.lambda);
             let nb = Neighbourhood {
                 lists: &self.lists,
-                positions: refs(&self.predicted),
                 quads: &self.quads,
             };
             // y_{k+1} = w (g J(y_k) + (1 - g) y_k - y_{k-1}) + y_{k-1}, kept out of the
@@ -899,7 +897,6 @@ impl<const D: usize> Solver<D> {
             );
             let nb = Neighbourhood {
                 lists: &self.lists,
-                positions: refs(&self.predicted),
                 quads: &self.quads,
             };
             let constraint = Constraint::new(
@@ -931,7 +928,6 @@ impl<const D: usize> Solver<D> {
                 repack_volumes::<D>(&mut self.quads, &self.density, self.params.mass());
                 let nb = Neighbourhood {
                     lists: &self.lists,
-                    positions: refs(&self.predicted),
                     quads: &self.quads,
                 };
                 vorticity::confinement::<L, D>(
@@ -1475,7 +1471,6 @@ impl<const D: usize> Solver<D> {
             pack(&mut quads, sorted, &lambda);
             let nb = Neighbourhood {
                 lists,
-                positions: sorted,
                 quads: &quads,
             };
             let mut wall: [Vec<f32>; D] = core::array::from_fn(|_| vec![0.0; n]);
@@ -1483,7 +1478,6 @@ impl<const D: usize> Solver<D> {
             repack_extra::<D>(&mut quads, &lambda);
             let nb = Neighbourhood {
                 lists,
-                positions: sorted,
                 quads: &quads,
             };
             let mut next: [Vec<f32>; D] = core::array::from_fn(|_| vec![0.0; n]);
@@ -1639,7 +1633,6 @@ mod tests {
         pack(&mut quads, refs(&s.predicted), &vec![0.0; n]);
         let nb = Neighbourhood {
             lists: &s.lists,
-            positions: refs(&s.predicted),
             quads: &quads,
         };
         let (mut density, mut lambda) = (vec![0.0; n], vec![0.0; n]);

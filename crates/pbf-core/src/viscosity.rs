@@ -178,7 +178,6 @@ mod tests {
         crate::lists::pack_volumes(&mut quads, [&pos[0], &pos[1], &pos[2]], &density, mass);
         let nb = Neighbourhood {
             lists: &lists,
-            positions: [&pos[0], &pos[1], &pos[2]],
             quads: &quads,
         };
         let mut next: [Vec<f32>; 3] = core::array::from_fn(|_| vec![0.0; count]);
