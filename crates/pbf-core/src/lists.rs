@@ -451,7 +451,7 @@ fn order_lanes(ends: &[u32], block: &mut ListBlock, (first, len): (usize, usize)
 /// Writes `rows`, the lists of the particles `first..first + len`, into `block` by
 /// columns, its lanes ordered by [`order_lanes`].
 fn transpose_block(
-    rows: &mut Rows,
+    rows: &Rows,
     block: &mut ListBlock,
     (first, len): (usize, usize),
     sifter: Sifter,
