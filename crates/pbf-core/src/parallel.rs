@@ -135,6 +135,35 @@ pub(crate) fn for_each_block<T: Send>(
         .for_each(|(c, block)| f(c, block));
 }
 
+/// Calls `f(c, chunk, &mut with[c])` on the consecutive chunks of `per` elements of
+/// `out` (the last may be shorter; `with` has one element for each), in parallel with
+/// the `rayon` feature: per-chunk scratch that does not depend on the thread count.
+///
+/// # Panics
+/// When `with` has not one element per chunk (a bug in the caller).
+pub(crate) fn for_each_chunk_with<T: Send, S: Send>(
+    out: &mut [T],
+    per: usize,
+    with: &mut [S],
+    f: &(impl Fn(usize, &mut [T], &mut S) + Sync),
+) {
+    let per = per.max(1);
+    assert_eq!(out.len().div_ceil(per), with.len(), "one scratch a chunk");
+    #[cfg(feature = "rayon")]
+    {
+        use rayon::prelude::*;
+        out.par_chunks_mut(per)
+            .zip(with.par_iter_mut())
+            .enumerate()
+            .for_each(|(c, (chunk, s))| f(c, chunk, s));
+    }
+    #[cfg(not(feature = "rayon"))]
+    out.chunks_mut(per)
+        .zip(with.iter_mut())
+        .enumerate()
+        .for_each(|(c, (chunk, s))| f(c, chunk, s));
+}
+
 /// `out[c] = f(range)` for every chunk `c` of [`MIN_CHUNK`] indices of `0..len` (the
 /// chunks of [`deterministic_sum`]), in parallel: folding `out` in order gives the
 /// same result on any number of threads.
@@ -212,6 +241,39 @@ mod tests {
         });
         assert!(a.iter().enumerate().all(|(i, v)| *v == i));
         for_each_block(&mut a[..0], 7, &|_, block| assert!(block.is_empty()));
+    }
+
+    #[test]
+    fn chunks_with_scratch_get_their_own_scratch_in_order() {
+        for (len, per) in [
+            (0, 3),
+            (1, 1),
+            (1000, 1),
+            (1000, 7),
+            (1000, 1000),
+            (999, 16),
+        ] {
+            let mut a = vec![usize::MAX; len];
+            // Each chunk's scratch counts the calls that got it and records the chunk.
+            let mut with = vec![(0u32, usize::MAX); len.div_ceil(per)];
+            for_each_chunk_with(&mut a, per, &mut with, &|c, chunk, s| {
+                s.0 += 1;
+                s.1 = c;
+                assert!(!chunk.is_empty() && chunk.len() <= per);
+                for (k, v) in chunk.iter_mut().enumerate() {
+                    *v = c * per + k;
+                }
+            });
+            assert!(a.iter().enumerate().all(|(i, v)| *v == i), "{len} {per}");
+            assert!(with.iter().enumerate().all(|(c, s)| *s == (1, c)));
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "one scratch a chunk")]
+    fn chunks_with_too_little_scratch_panic() {
+        let mut a = [0u8; 10];
+        for_each_chunk_with(&mut a, 3, &mut [(); 3], &|_, _, _| {});
     }
 
     #[test]
