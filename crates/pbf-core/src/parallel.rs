@@ -122,17 +122,9 @@ pub(crate) fn for_each_block<T: Send>(
     f: &(impl Fn(usize, &mut [T]) + Sync),
 ) {
     let block_len = block_len.max(1);
-    #[cfg(feature = "rayon")]
-    {
-        use rayon::prelude::*;
-        out.par_chunks_mut(block_len)
-            .enumerate()
-            .for_each(|(c, block)| f(c, block));
-    }
-    #[cfg(not(feature = "rayon"))]
-    out.chunks_mut(block_len)
-        .enumerate()
-        .for_each(|(c, block)| f(c, block));
+    // No scratch: units (a `Vec` of them holds no memory).
+    let mut units = vec![(); out.len().div_ceil(block_len)];
+    for_each_chunk_with(out, block_len, &mut units, &|c, block, ()| f(c, block));
 }
 
 /// Calls `f(c, chunk, &mut with[c])` on the consecutive chunks of `per` elements of
