@@ -5,7 +5,9 @@
 //! a collider the dam break does not have). Besides criterion's timing of the whole step, it prints the time
 //! per phase and per particle-iteration, from the solver's own diagnostics.
 //!
-//! `cargo bench --bench step` (add `-- 1M` etc. to filter). The scenes are stepped 30
+//! `cargo bench --bench step` (add `-- 1M` etc. to filter). The ratio of the 1M and
+//! 10k steps a particle-iteration is better read from `--bench scaling`, which times
+//! the two sizes in alternation in one process. The scenes are stepped 30
 //! times before measuring, so the fluid is moving and the grid is in its steady state.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
