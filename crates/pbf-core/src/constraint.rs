@@ -271,8 +271,13 @@ impl<'a, const D: usize> Constraint<'a, D> {
     /// [`COMPRESSION_KNEE`]) with
     /// `C_i = rho_i / rho0 - 1` (clamped at 0 when unilateral), and the walls' share
     /// of the constraint gradient (`wall_gradient`, which the delta pass at the same
-    /// positions reads instead of computing it again). The neighbour counts of the
-    /// step's diagnostics come from the XSPH pass, at the final positions.
+    /// positions reads instead of computing it again). That is written only for the
+    /// groups a wall may reach ([`Self::near_walls`]); elsewhere it is 0, and the delta
+    /// pass, which asks the same of the same positions, does not read it. At 1M
+    /// particles, where the three arrays stream from memory, that made the constraint
+    /// phase 1-4% faster on one thread (alternating runs), with the same bits. The
+    /// neighbour counts of the step's diagnostics come from the XSPH pass, at the
+    /// final positions.
     pub(crate) fn lambda_pass<L: Lane>(
         &self,
         nb: &Neighbourhood<'_, D>,
@@ -322,8 +327,12 @@ impl<'a, const D: usize> Constraint<'a, D> {
                         if self.unilateral {
                             c = c.max(0.0);
                         }
-                        for a in 0..D {
-                            wall_gradient[a][k] = wall_grad[a];
+                        // Only where a wall may add (elsewhere it is 0): the delta pass
+                        // reads it there alone.
+                        if near_walls {
+                            for a in 0..D {
+                                wall_gradient[a][k] = wall_grad[a];
+                            }
                         }
                         let grad_i: [f32; D] =
                             core::array::from_fn(|a| scale * grad_sum[a][l] + wall_grad[a]);
@@ -345,7 +354,8 @@ impl<'a, const D: usize> Constraint<'a, D> {
     }
 
     /// `nb.quads` must carry `lambda` as their extra value ([`crate::lists::pack`]),
-    /// and `wall_gradient` be the lambda pass's at the same positions.
+    /// and `wall_gradient` be the lambda pass's at the same positions (read for the
+    /// groups near walls alone, as the lambda pass writes it).
     ///
     /// For every particle: `p_next = p + dp` with
     /// `dp_i = (m / rho0) sum_j (lambda_i + lambda_j + s_corr_ij) gradW_ij + lambda_i
@@ -402,12 +412,18 @@ impl<'a, const D: usize> Constraint<'a, D> {
                     let dp = dp.map(|d| lanes(d, width));
                     let mut from = [[0.0f32; D]; GROUP];
                     let mut to = [[0.0f32; D]; GROUP];
+                    let near_walls = self.near_walls(nb.quads, members);
                     for (l, &i) in members.iter().enumerate() {
                         let i = i as usize;
                         debug_assert_eq!(nb.quads[i][D].to_bits(), lambda[i].to_bits());
                         from[l] = core::array::from_fn(|a| nb.quads[i][a]);
+                        let wall: [f32; D] = if near_walls {
+                            core::array::from_fn(|a| wall_gradient[a][i])
+                        } else {
+                            [0.0; D]
+                        };
                         to[l] = core::array::from_fn(|a| {
-                            from[l][a] + scale * dp[a][l] + lambda[i] * wall_gradient[a][i]
+                            from[l][a] + scale * dp[a][l] + lambda[i] * wall[a]
                         });
                     }
                     // From the current position, which is outside every solid: a
@@ -615,6 +631,100 @@ mod tests {
         #[cfg(target_arch = "x86_64")]
         if crate::lanes16::available() {
             xsph_densities_match::<crate::lanes16::F32x16>();
+        }
+    }
+
+    /// The lambda pass writes a particle's wall gradient only in groups a wall may
+    /// reach, and the delta pass reads it only there: with the gradients' arrays
+    /// filled with NaN beforehand, a lattice whose one corner touches the walls and
+    /// whose other groups are far from them gives the positions of arrays filled
+    /// with zeros, bit for bit.
+    fn wall_gradients_are_read_where_written<L: Lane>() {
+        use crate::boundary::WallTables;
+        use crate::lists::{NeighbourLists, pack, repack_extra};
+        let params = Params::<3>::builder(0.05).build().unwrap();
+        let h = params.kernel_radius();
+        let kernel = Kernel::<3>::new(h).unwrap();
+        let tensile = TensileCorrection::new(&kernel, 0.1, 4, 0.2).unwrap();
+        let tables = WallTables::new(&kernel);
+        let domain = Domain::new([0.0; 3], [2.0; 3]).unwrap();
+        let boundary = Boundary {
+            domain: &domain,
+            colliders: &[],
+            tables: &tables,
+        };
+        let constraint = Constraint::new(&params, &kernel, &tensile, 0.5, boundary);
+        // 12^3 particles, slightly compressed, from 0.03 to 0.47: the groups of the
+        // corner at the origin are within h of three walls, the rest are not.
+        let mut p: [Vec<f32>; 3] = Default::default();
+        for flat in 0..12 * 12 * 12 {
+            let idx = [flat % 12, (flat / 12) % 12, flat / 144];
+            for a in 0..3 {
+                p[a].push(0.03 + 0.04 * idx[a] as f32);
+            }
+        }
+        let mut grid = pbf_grid::Grid::<3>::new();
+        grid.rebuild([&p[0], &p[1], &p[2]], h).unwrap();
+        let mut scratch = Vec::new();
+        for a in p.iter_mut() {
+            grid.reorder(a, &mut scratch).unwrap();
+        }
+        let at = [p[0].as_slice(), p[1].as_slice(), p[2].as_slice()];
+        let mut lists = NeighbourLists::default();
+        lists.build(&grid, at, h * h, 0).unwrap();
+        let n = p[0].len();
+        let iteration = |fill: f32| {
+            let mut quads = Vec::new();
+            pack(&mut quads, at, &vec![0.0; n]);
+            let nb = Neighbourhood {
+                lists: &lists,
+                quads: &quads,
+            };
+            let (mut density, mut lambda) = (vec![0.0; n], vec![0.0; n]);
+            let mut wall: [Vec<f32>; 3] = core::array::from_fn(|_| vec![fill; n]);
+            let [w0, w1, w2] = &mut wall;
+            constraint.lambda_pass::<L>(&nb, &mut density, &mut lambda, [w0, w1, w2]);
+            repack_extra::<3>(&mut quads, &lambda);
+            let nb = Neighbourhood {
+                lists: &lists,
+                quads: &quads,
+            };
+            let mut next: [Vec<f32>; 3] = core::array::from_fn(|_| vec![0.0; n]);
+            let [n0, n1, n2] = &mut next;
+            constraint.delta_pass::<L>(
+                &nb,
+                &lambda,
+                [&wall[0], &wall[1], &wall[2]],
+                [n0, n1, n2],
+                &[],
+                &domain,
+                0.0,
+                None,
+            );
+            (next, wall, lambda)
+        };
+        let (zeros, written, lambda) = iteration(0.0);
+        let (nans, unwritten, _) = iteration(f32::NAN);
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for a in 0..3 {
+            assert_eq!(bits(&nans[a]), bits(&zeros[a]), "axis {a}");
+        }
+        // Both kinds of group are there: walls that add, and groups left alone.
+        assert!(written.iter().flatten().any(|&g| g != 0.0), "no wall adds");
+        assert!(
+            unwritten[0].iter().any(|g| g.is_nan()),
+            "every group near a wall"
+        );
+        assert!(lambda.iter().any(|&l| l != 0.0), "nothing compressed");
+    }
+
+    #[test]
+    fn wall_gradients_are_read_only_where_the_lambda_pass_wrote_them() {
+        wall_gradients_are_read_where_written::<f32>();
+        wall_gradients_are_read_where_written::<pbf_kernels::f32x8>();
+        #[cfg(target_arch = "x86_64")]
+        if crate::lanes16::available() {
+            wall_gradients_are_read_where_written::<crate::lanes16::F32x16>();
         }
     }
 
