@@ -524,63 +524,112 @@ mod tests {
         }
     }
 
+    /// A lattice of `side^3` particles from 0.03 at `spacing`, each coordinate moved by
+    /// a call of `jitter`, in Morton order with its lists, in the box `[0, hi]^3`, for
+    /// the passes at rest spacing 0.05 (h = 0.1).
+    struct Lattice {
+        params: Params<3>,
+        kernel: Kernel<3>,
+        tensile: TensileCorrection,
+        tables: crate::boundary::WallTables,
+        domain: Domain<3>,
+        p: [Vec<f32>; 3],
+        lists: crate::lists::NeighbourLists,
+    }
+
+    impl Lattice {
+        fn new(side: usize, spacing: f32, hi: f32, mut jitter: impl FnMut() -> f32) -> Self {
+            let params = Params::<3>::builder(0.05).build().unwrap();
+            let h = params.kernel_radius();
+            let kernel = Kernel::<3>::new(h).unwrap();
+            let tensile = TensileCorrection::new(&kernel, 0.1, 4, 0.2).unwrap();
+            let tables = crate::boundary::WallTables::new(&kernel);
+            let domain = Domain::new([0.0; 3], [hi; 3]).unwrap();
+            let mut p: [Vec<f32>; 3] = Default::default();
+            for flat in 0..side * side * side {
+                let idx = [flat % side, (flat / side) % side, flat / (side * side)];
+                for a in 0..3 {
+                    p[a].push(0.03 + spacing * idx[a] as f32 + jitter());
+                }
+            }
+            let mut grid = pbf_grid::Grid::<3>::new();
+            grid.rebuild([&p[0], &p[1], &p[2]], h).unwrap();
+            let mut scratch = Vec::new();
+            for a in p.iter_mut() {
+                grid.reorder(a, &mut scratch).unwrap();
+            }
+            let mut lists = crate::lists::NeighbourLists::default();
+            lists.build(&grid, [&p[0], &p[1], &p[2]], h * h, 0).unwrap();
+            Lattice {
+                params,
+                kernel,
+                tensile,
+                tables,
+                domain,
+                p,
+                lists,
+            }
+        }
+
+        fn at(&self) -> [&[f32]; 3] {
+            [&self.p[0], &self.p[1], &self.p[2]]
+        }
+
+        /// The passes with the box's walls, relaxation 0.5.
+        fn constraint(&self) -> Constraint<'_, 3> {
+            let boundary = Boundary {
+                domain: &self.domain,
+                colliders: &[],
+                tables: &self.tables,
+            };
+            Constraint::new(&self.params, &self.kernel, &self.tensile, 0.5, boundary)
+        }
+
+        /// The lambda pass at the lattice's positions, the walls' gradient arrays
+        /// filled with `fill` before: the quads it read, the densities, the lambdas
+        /// and the gradients.
+        #[allow(clippy::type_complexity)]
+        fn lambda_pass<L: Lane>(
+            &self,
+            fill: f32,
+        ) -> (Vec<[f32; 4]>, Vec<f32>, Vec<f32>, [Vec<f32>; 3]) {
+            let n = self.p[0].len();
+            let mut quads = Vec::new();
+            crate::lists::pack(&mut quads, self.at(), &vec![0.0; n]);
+            let nb = Neighbourhood {
+                lists: &self.lists,
+                quads: &quads,
+            };
+            let (mut density, mut lambda) = (vec![0.0; n], vec![0.0; n]);
+            let mut wall: [Vec<f32>; 3] = core::array::from_fn(|_| vec![fill; n]);
+            let [w0, w1, w2] = &mut wall;
+            self.constraint()
+                .lambda_pass::<L>(&nb, &mut density, &mut lambda, [w0, w1, w2]);
+            (quads, density, lambda, wall)
+        }
+    }
+
     /// The XSPH pass gives the lambda pass's densities at the same positions, bit for
     /// bit (the solver's last pass of a step computes them), and the number of
     /// particles within h of each (itself included).
     fn xsph_densities_match<L: Lane>() {
-        use crate::boundary::WallTables;
-        use crate::lists::{NeighbourLists, pack, pack_volumes};
-        let params = Params::<3>::builder(0.05).build().unwrap();
-        let h = params.kernel_radius();
-        let kernel = Kernel::<3>::new(h).unwrap();
-        let tensile = TensileCorrection::new(&kernel, 0.1, 4, 0.2).unwrap();
-        let tables = WallTables::new(&kernel);
-        let domain = Domain::new([0.0; 3], [0.6; 3]).unwrap();
-        let boundary = Boundary {
-            domain: &domain,
-            colliders: &[],
-            tables: &tables,
-        };
-        let constraint = Constraint::new(&params, &kernel, &tensile, 0.5, boundary);
+        use crate::lists::pack_volumes;
         // A jittered lattice touching the walls, so that their share counts too.
         let mut state = 12345u64;
-        let mut jitter = || {
+        let lattice = Lattice::new(10, 0.05, 0.6, || {
             state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
             ((state >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 0.02
-        };
-        let mut p: [Vec<f32>; 3] = Default::default();
-        for flat in 0..10 * 10 * 10 {
-            let idx = [flat % 10, (flat / 10) % 10, flat / 100];
-            for a in 0..3 {
-                p[a].push(0.03 + 0.05 * idx[a] as f32 + jitter());
-            }
-        }
-        let mut grid = pbf_grid::Grid::<3>::new();
-        grid.rebuild([&p[0], &p[1], &p[2]], h).unwrap();
-        let mut scratch = Vec::new();
-        for a in p.iter_mut() {
-            grid.reorder(a, &mut scratch).unwrap();
-        }
-        let at = [p[0].as_slice(), p[1].as_slice(), p[2].as_slice()];
-        let mut lists = NeighbourLists::default();
-        lists.build(&grid, at, h * h, 0).unwrap();
-        let n = p[0].len();
-        let mut quads = Vec::new();
-        pack(&mut quads, at, &vec![0.0; n]);
-        let nb = Neighbourhood {
-            lists: &lists,
-            quads: &quads,
-        };
-        let (mut density, mut lambda) = (vec![0.0; n], vec![0.0; n]);
-        let mut wall: [Vec<f32>; 3] = core::array::from_fn(|_| vec![0.0; n]);
-        let [w0, w1, w2] = &mut wall;
-        constraint.lambda_pass::<L>(&nb, &mut density, &mut lambda, [w0, w1, w2]);
+        });
+        let (constraint, params, lists) = (lattice.constraint(), &lattice.params, &lattice.lists);
+        let (at, h) = (lattice.at(), params.kernel_radius());
+        let n = at[0].len();
+        let (mut quads, density, lambda, wall) = lattice.lambda_pass::<L>(0.0);
         // XSPH weighs by other volumes (here half the true ones) and velocities: the
         // densities come from the kernel sums alone.
         let halved: Vec<f32> = density.iter().map(|d| 2.0 * d).collect();
         pack_volumes(&mut quads, at, &halved, params.mass());
         let nb = Neighbourhood {
-            lists: &lists,
+            lists,
             quads: &quads,
         };
         let velocity: [Vec<f32>; 3] =
@@ -640,53 +689,18 @@ mod tests {
     /// whose other groups are far from them gives the positions of arrays filled
     /// with zeros, bit for bit.
     fn wall_gradients_are_read_where_written<L: Lane>() {
-        use crate::boundary::WallTables;
-        use crate::lists::{NeighbourLists, pack, repack_extra};
-        let params = Params::<3>::builder(0.05).build().unwrap();
-        let h = params.kernel_radius();
-        let kernel = Kernel::<3>::new(h).unwrap();
-        let tensile = TensileCorrection::new(&kernel, 0.1, 4, 0.2).unwrap();
-        let tables = WallTables::new(&kernel);
-        let domain = Domain::new([0.0; 3], [2.0; 3]).unwrap();
-        let boundary = Boundary {
-            domain: &domain,
-            colliders: &[],
-            tables: &tables,
-        };
-        let constraint = Constraint::new(&params, &kernel, &tensile, 0.5, boundary);
-        // 12^3 particles, slightly compressed, from 0.03 to 0.47: the groups of the
-        // corner at the origin are within h of three walls, the rest are not.
-        let mut p: [Vec<f32>; 3] = Default::default();
-        for flat in 0..12 * 12 * 12 {
-            let idx = [flat % 12, (flat / 12) % 12, flat / 144];
-            for a in 0..3 {
-                p[a].push(0.03 + 0.04 * idx[a] as f32);
-            }
-        }
-        let mut grid = pbf_grid::Grid::<3>::new();
-        grid.rebuild([&p[0], &p[1], &p[2]], h).unwrap();
-        let mut scratch = Vec::new();
-        for a in p.iter_mut() {
-            grid.reorder(a, &mut scratch).unwrap();
-        }
-        let at = [p[0].as_slice(), p[1].as_slice(), p[2].as_slice()];
-        let mut lists = NeighbourLists::default();
-        lists.build(&grid, at, h * h, 0).unwrap();
-        let n = p[0].len();
+        use crate::lists::repack_extra;
+        // 12^3 particles, slightly compressed, from 0.03 to 0.47 in a box 2 wide: the
+        // groups of the corner at the origin are within h of three walls, the rest
+        // are not.
+        let lattice = Lattice::new(12, 0.04, 2.0, || 0.0);
+        let (constraint, lists, domain) = (lattice.constraint(), &lattice.lists, &lattice.domain);
+        let n = lattice.p[0].len();
         let iteration = |fill: f32| {
-            let mut quads = Vec::new();
-            pack(&mut quads, at, &vec![0.0; n]);
-            let nb = Neighbourhood {
-                lists: &lists,
-                quads: &quads,
-            };
-            let (mut density, mut lambda) = (vec![0.0; n], vec![0.0; n]);
-            let mut wall: [Vec<f32>; 3] = core::array::from_fn(|_| vec![fill; n]);
-            let [w0, w1, w2] = &mut wall;
-            constraint.lambda_pass::<L>(&nb, &mut density, &mut lambda, [w0, w1, w2]);
+            let (mut quads, _, lambda, wall) = lattice.lambda_pass::<L>(fill);
             repack_extra::<3>(&mut quads, &lambda);
             let nb = Neighbourhood {
-                lists: &lists,
+                lists,
                 quads: &quads,
             };
             let mut next: [Vec<f32>; 3] = core::array::from_fn(|_| vec![0.0; n]);
@@ -697,7 +711,7 @@ mod tests {
                 [&wall[0], &wall[1], &wall[2]],
                 [n0, n1, n2],
                 &[],
-                &domain,
+                domain,
                 0.0,
                 None,
             );
