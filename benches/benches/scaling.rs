@@ -24,6 +24,7 @@
 //! Without arguments, or with a criterion-style filter that `scaling` contains, it
 //! runs; any other filter (as in `cargo bench -p pbf-benches -- 1M`) skips it.
 
+use pbf_benches::size_label as label;
 use pbf_core::Backend;
 use pbf_core::scenes::{AnySolver, build};
 use std::time::Instant;
@@ -142,16 +143,6 @@ fn quantile(values: &[f64], q: f64) -> f64 {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
     v[((v.len() - 1) as f64 * q).round() as usize]
-}
-
-fn label(n: usize) -> String {
-    if n >= 1_000_000 && n.is_multiple_of(1_000_000) {
-        format!("{}M", n / 1_000_000)
-    } else if n >= 1000 && n.is_multiple_of(1000) {
-        format!("{}k", n / 1000)
-    } else {
-        n.to_string()
-    }
 }
 
 fn main() {

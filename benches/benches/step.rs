@@ -11,17 +11,10 @@
 //! times before measuring, so the fluid is moving and the grid is in its steady state.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use pbf_benches::size_label as label;
 use pbf_core::scenes::{AnySolver, build, dam_break_3d};
 use pbf_core::{Backend, Domain, Solver};
 use std::time::Duration;
-
-fn label(n: usize) -> String {
-    if n >= 1_000_000 {
-        format!("{}M", n / 1_000_000)
-    } else {
-        format!("{}k", n / 1000)
-    }
-}
 
 fn phases(solver: &mut AnySolver, steps: usize) -> String {
     let mut t = [Duration::ZERO; 5];

@@ -9,6 +9,24 @@ use pbf_kernels::{Kernel, LANES, f32x8, norm2_lanes};
 /// Coordinate of padding lanes: far outside every support.
 pub const FAR: f32 = 1.0e6;
 
+/// A particle count as the benches name it: whole millions as `1M`, otherwise
+/// thousands rounded down (`10648` is `10k`), below a thousand the count itself.
+///
+/// ```
+/// assert_eq!(pbf_benches::size_label(1_000_000), "1M");
+/// assert_eq!(pbf_benches::size_label(10_648), "10k");
+/// assert_eq!(pbf_benches::size_label(500), "500");
+/// ```
+pub fn size_label(n: usize) -> String {
+    if n >= 1_000_000 {
+        format!("{}M", n / 1_000_000)
+    } else if n >= 1000 {
+        format!("{}k", n / 1000)
+    } else {
+        n.to_string()
+    }
+}
+
 /// The cell-blocked fused density pass, as the solver runs it: for each occupied cell,
 /// its points in `f32x8` lanes (the last block padded with [`FAR`]) against every
 /// candidate of the cell's merged candidate ranges, no neighbour lists. Gives
