@@ -45,7 +45,7 @@
 //! its own list in order: the same bits.
 
 use crate::lanes::{Lane, load8, norm2};
-use crate::parallel::{for_each_chunk_of, for_each_chunk_with};
+use crate::parallel::{for_each_chunk_of, for_each_chunk_with, join};
 use pbf_grid::Grid;
 use pbf_kernels::f32x8;
 
@@ -324,12 +324,6 @@ pub(crate) struct ListBlock {
     lane_of: Vec<u16>,
     /// As [`Rows::overfull`].
     overfull: Option<(usize, usize)>,
-    /// The lines of four particles (`index / 4`) of the block's candidate cells that no
-    /// earlier block of its chunk of [`AHEAD_CHUNK`] blocks has among its own, in
-    /// ascending order of their cells ([`NeighbourLists::mark_ahead`]): what a pass
-    /// first touches in this block, which the pass over the block before prefetches
-    /// ([`NeighbourLists::prefetch_next`]).
-    ahead: Vec<u32>,
 }
 
 const _: () = assert!(BLOCK <= 1 << 16, "a lane's index in a block is a u16");
@@ -553,6 +547,13 @@ pub(crate) struct NeighbourLists {
     blocks: Vec<ListBlock>,
     /// The sifters' scratch, one for each build chunk of [`scratch_blocks`] blocks.
     scratch: Vec<Rows>,
+    /// For every block, the lines of four particles (`index / 4`) of its candidate
+    /// cells that no earlier block of its chunk of [`AHEAD_CHUNK`] blocks has among
+    /// its own, in ascending order of their cells ([`NeighbourLists::mark_ahead`]):
+    /// what a pass first touches in the block, which the pass over the block before
+    /// prefetches ([`NeighbourLists::prefetch_next`]). Apart from the blocks, so that
+    /// a build marks them while it sifts.
+    ahead: Vec<Vec<u32>>,
     /// The particles of the last build.
     len: usize,
     /// Which distance test builds the lists.
@@ -691,47 +692,63 @@ impl NeighbourLists {
             self.scratch.resize_with(chunks, Rows::default);
         }
         let scratch = &mut self.scratch[..chunks];
-        for_each_chunk_with(
-            &mut self.blocks[..blocks],
-            per_chunk,
-            scratch,
-            &|c, chunk, rows| {
-                for (b, block) in chunk.iter_mut().enumerate() {
-                    let start = (c * per_chunk + b) * BLOCK;
-                    let room = BLOCK * per_particle;
-                    rows.reserve(room);
-                    // The same room for the columns, and a quarter more for the
-                    // padding of the groups (12% in the dam break at 97k). The
-                    // allocation reserves `room` more, which is never written (so not
-                    // resident): with the blocks' columns that much apart, as they were
-                    // when each block kept its scratch between them, the constraint
-                    // phase at 1M particles measured 3% faster than with them close
-                    // (149-157 ms against 155-165, alternating runs on 2 threads).
-                    if block.columns.len() < room + room / 4 {
-                        let extra = 2 * room + room / 4 - block.columns.len();
-                        block.columns.reserve_exact(extra);
-                        block.columns.resize(room + room / 4, 0);
-                    }
-                    let range = start..(start + BLOCK).min(n);
-                    rows.overfull = None;
-                    match self.sifter {
-                        Sifter::Portable => {
-                            fill_block(rows, grid, positions, h2, range.clone(), most);
-                        }
-                        #[cfg(target_arch = "x86_64")]
-                        Sifter::Avx512 => {
-                            avx512::fill_block(rows, grid, positions, h2, range.clone(), most);
-                        }
-                    }
-                    transpose_block(rows, block, (start, range.len()), self.sifter, (span, sort));
+        #[cfg(not(test))]
+        let from = PREFETCH_FROM;
+        #[cfg(test)]
+        let from = self.prefetch_from.unwrap_or(PREFETCH_FROM);
+        self.prefetching = n >= from;
+        if self.ahead.len() < blocks {
+            self.ahead.resize_with(blocks, Vec::new);
+        }
+        let (ahead, prefetching) = (&mut self.ahead[..blocks], self.prefetching);
+        let sifter = self.sifter;
+        let blocks_built = &mut self.blocks[..blocks];
+        // The marks depend on the grid alone: they are made beside the sifting, which
+        // keeps the other threads busy meanwhile.
+        join(
+            || {
+                if prefetching {
+                    Self::mark_ahead(ahead, grid);
                 }
+            },
+            || {
+                for_each_chunk_with(blocks_built, per_chunk, scratch, &|c, chunk, rows| {
+                    for (b, block) in chunk.iter_mut().enumerate() {
+                        let start = (c * per_chunk + b) * BLOCK;
+                        let room = BLOCK * per_particle;
+                        rows.reserve(room);
+                        // The same room for the columns, and a quarter more for the
+                        // padding of the groups (12% in the dam break at 97k). The
+                        // allocation reserves `room` more, which is never written (so not
+                        // resident): with the blocks' columns that much apart, as they were
+                        // when each block kept its scratch between them, the constraint
+                        // phase at 1M particles measured 3% faster than with them close
+                        // (149-157 ms against 155-165, alternating runs on 2 threads).
+                        if block.columns.len() < room + room / 4 {
+                            let extra = 2 * room + room / 4 - block.columns.len();
+                            block.columns.reserve_exact(extra);
+                            block.columns.resize(room + room / 4, 0);
+                        }
+                        let range = start..(start + BLOCK).min(n);
+                        rows.overfull = None;
+                        match sifter {
+                            Sifter::Portable => {
+                                fill_block(rows, grid, positions, h2, range.clone(), most);
+                            }
+                            #[cfg(target_arch = "x86_64")]
+                            Sifter::Avx512 => {
+                                avx512::fill_block(rows, grid, positions, h2, range.clone(), most);
+                            }
+                        }
+                        transpose_block(rows, block, (start, range.len()), sifter, (span, sort));
+                    }
+                });
             },
         );
         if let Some((index, candidates)) = self.blocks[..blocks].iter().find_map(|b| b.overfull) {
             self.prefetching = false;
             return Err(Overfull { index, candidates });
         }
-        self.mark_ahead(grid, n);
         Ok(())
     }
 
@@ -794,28 +811,20 @@ impl NeighbourLists {
         (columns, slots, counts)
     }
 
-    /// Marks every block's [`ListBlock::ahead`] when there are at least
-    /// [`PREFETCH_FROM`] particles (and none otherwise).
+    /// Marks the [`NeighbourLists::ahead`] of every block (one `Vec` a block of the
+    /// grid's particles).
     ///
     /// The blocks are taken in chunks of [`AHEAD_CHUNK`] (a pass's thread runs the
     /// blocks of a chunk in order): in each chunk, the first block whose lists may
     /// gather from a grid cell (a block with a particle among the cell's candidates)
     /// announces the cell's lines, so that every line a block's lists gather is
     /// announced by it or an earlier block of its chunk. One sweep of the cells, on
-    /// one thread (3.3 ms at 1M particles, where sifting and transposing the lists
-    /// take about 100 ms of one thread).
-    fn mark_ahead<const D: usize>(&mut self, grid: &Grid<D>, n: usize) {
-        #[cfg(not(test))]
-        let from = PREFETCH_FROM;
-        #[cfg(test)]
-        let from = self.prefetch_from.unwrap_or(PREFETCH_FROM);
-        self.prefetching = n >= from;
-        if !self.prefetching {
-            return;
-        }
-        let blocks = n.div_ceil(BLOCK);
-        for block in &mut self.blocks[..blocks] {
-            block.ahead.clear();
+    /// one thread (5.3 ms at 1M particles, where sifting and transposing the lists
+    /// take about 95 ms of one thread), beside the sifting: on two threads the other
+    /// thread sifts meanwhile.
+    fn mark_ahead<const D: usize>(ahead: &mut [Vec<u32>], grid: &Grid<D>) {
+        for lines in ahead.iter_mut() {
+            lines.clear();
         }
         let chunk = BLOCK * AHEAD_CHUNK;
         // The blocks that announced the cell before, one per chunk its candidates
@@ -846,11 +855,11 @@ impl NeighbourLists {
                     if let (true, Some(&e)) = (shared, other) {
                         if e <= b {
                             from = lo + 1;
-                        } else if self.blocks[e].ahead.last() == Some(&lo) {
-                            self.blocks[e].ahead.pop();
+                        } else if ahead[e].last() == Some(&lo) {
+                            ahead[e].pop();
                         }
                     }
-                    self.blocks[b].ahead.extend(from..end);
+                    ahead[b].extend(from..end);
                     if let Some(slot) = now.blocks.get_mut(now.len) {
                         *slot = b;
                         now.len += 1;
@@ -901,7 +910,7 @@ impl NeighbourLists {
         let Some(last) = data.len().checked_sub(1) else {
             return;
         };
-        let lines = &self.blocks[next].ahead;
+        let lines = &self.ahead[next];
         let (shares, share) = (BLOCK / width, (first % BLOCK) / width);
         let (from, to) = (
             lines.len() * share / shares,
@@ -1938,7 +1947,7 @@ mod tests {
             let (mut announced, mut announcements) = (std::collections::HashSet::new(), 0);
             for b in chunk_start..(chunk_start + AHEAD_CHUNK).min(blocks) {
                 let spans = candidate_spans(&grid, b, n);
-                for &line in &lists.blocks[b].ahead {
+                for &line in &lists.ahead[b] {
                     assert!(
                         spans.iter().any(|&(lo, hi)| (lo..=hi).contains(&line)),
                         "block {b} announced line {line}, not among its candidates"
@@ -1976,7 +1985,7 @@ mod tests {
         let mut plain = NeighbourLists::default();
         plain.build(&grid, positions, h * h, 4).unwrap();
         assert!(!plain.prefetching);
-        assert!(plain.blocks.iter().all(|b| b.ahead.is_empty()));
+        assert!(plain.ahead.iter().all(|lines| lines.is_empty()));
         let mut marked = NeighbourLists {
             prefetch_from: Some(n),
             ..NeighbourLists::default()
@@ -1984,9 +1993,9 @@ mod tests {
         marked.build(&grid, positions, h * h, 4).unwrap();
         assert!(marked.prefetching);
         assert!(
-            marked.blocks[1..n.div_ceil(BLOCK)]
+            marked.ahead[1..n.div_ceil(BLOCK)]
                 .iter()
-                .any(|b| !b.ahead.is_empty())
+                .any(|lines| !lines.is_empty())
         );
         assert_same_sums(&plain, &[&marked], positions, h);
     }

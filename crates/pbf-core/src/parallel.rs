@@ -12,6 +12,8 @@ pub(crate) const MIN_CHUNK: usize = 256;
 /// arrays of slices, and pairs of groups.
 pub(crate) trait Outputs: Send + Sized {
     fn len(&self) -> usize;
+    /// Only the parallel split cuts outputs.
+    #[cfg_attr(not(feature = "rayon"), allow(dead_code))]
     fn split_at(self, mid: usize) -> (Self, Self);
 }
 
@@ -94,6 +96,17 @@ fn split<O: Outputs, F>(
     F: Fn(usize, O) + Sync,
 {
     f(start, outputs);
+}
+
+/// Runs `a` and `b`, on two threads when rayon has them (`rayon::join`).
+pub(crate) fn join(a: impl FnOnce() + Send, b: impl FnOnce() + Send) {
+    #[cfg(feature = "rayon")]
+    rayon::join(a, b);
+    #[cfg(not(feature = "rayon"))]
+    {
+        a();
+        b();
+    }
 }
 
 /// Sums `f(i)` over `0..len` in `f64` with a fixed association (chunks of
