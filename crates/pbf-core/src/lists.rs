@@ -2290,6 +2290,45 @@ mod tests {
         }
     }
 
+    /// The sixteen-wide sifter takes up to four particles of a cell at once: cells of
+    /// one to nine particles (every way a cell splits into fours, twos and ones) give
+    /// the lists of the portable sifter, entry for entry.
+    #[test]
+    fn cells_of_every_occupancy_give_the_same_lists() {
+        let radius = 0.1f32;
+        let side = 6;
+        let mut state = 7u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let mut p: [Vec<f32>; 3] = Default::default();
+        for c in 0..side * side * side {
+            let cell = [c % side, (c / side) % side, c / (side * side)];
+            // The middle half of a cell of the lattice, so that the grid's cells (of
+            // the same size, wherever their origin) hold about as many.
+            for _ in 0..c % 10 {
+                for a in 0..3 {
+                    p[a].push((cell[a] as f32 + 0.25 + 0.5 * next()) * radius);
+                }
+            }
+        }
+        let mut grid = Grid::<3>::new();
+        grid.rebuild([&p[0], &p[1], &p[2]], radius).unwrap();
+        let mut occupancy = [false; 10];
+        for cell in grid.cells() {
+            occupancy[cell.len().min(9)] = true;
+        }
+        assert!(
+            occupancy[1..].iter().all(|&o| o),
+            "cells of every occupancy from 1 to 9: {occupancy:?}"
+        );
+        sifters_agree(&p, radius, 3);
+        sifters_agree(&p, radius, 2);
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::test_runner::Config::with_cases(48))]
         /// The sixteen-wide sifter (where the CPU has it) and the portable one give the
