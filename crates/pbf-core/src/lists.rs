@@ -1662,14 +1662,19 @@ mod tests {
         assert_eq!(tail_bits(100), 0xff);
     }
 
-    fn cloud(n: usize, seed: u64) -> [Vec<f32>; 3] {
+    /// Floats in `[0, 1)` from a linear congruential generator seeded by `seed`.
+    fn uniform(seed: u64) -> impl FnMut() -> f32 {
         let mut state = seed;
-        let mut next = || {
+        move || {
             state = state
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             (state >> 40) as f32 / (1u64 << 24) as f32
-        };
+        }
+    }
+
+    fn cloud(n: usize, seed: u64) -> [Vec<f32>; 3] {
+        let mut next = uniform(seed);
         let mut p: [Vec<f32>; 3] = Default::default();
         for _ in 0..n {
             for axis in p.iter_mut() {
@@ -2297,13 +2302,7 @@ mod tests {
     fn cells_of_every_occupancy_give_the_same_lists() {
         let radius = 0.1f32;
         let side = 6;
-        let mut state = 7u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 40) as f32 / (1u64 << 24) as f32
-        };
+        let mut next = uniform(7);
         let mut p: [Vec<f32>; 3] = Default::default();
         for c in 0..side * side * side {
             let cell = [c % side, (c / side) % side, c / (side * side)];
