@@ -1044,21 +1044,19 @@ fn tail_bits(remaining: usize) -> u32 {
     }
 }
 
-/// The candidate ranges of particle `i` in `cell`, after making room in `block` past
-/// `used` for the lists of `lists` particles of the cell: for each, all the candidates
-/// plus `surplus` entries that a sifter writes past the hits; `None` (and the block
-/// marked overfull) when they are more than `limit`.
-#[allow(clippy::too_many_arguments)]
+/// The candidate ranges of particle `i` and their number, after making room in `block`
+/// past `used` for the lists of `lists` particles of its cell: for each, all the
+/// candidates plus `surplus` entries that a sifter writes past the hits; `None` (and
+/// the block marked overfull) when they are more than `limit`.
 fn candidates_with_room<'g, const D: usize>(
     block: &mut Rows,
     grid: &'g Grid<D>,
     i: usize,
-    cell: u32,
     used: usize,
     (lists, surplus): (usize, usize),
     limit: usize,
-) -> Option<&'g [pbf_grid::CellRange]> {
-    let candidates = grid.candidate_ranges(cell as usize);
+) -> Option<(&'g [pbf_grid::CellRange], usize)> {
+    let candidates = grid.candidate_ranges(grid.cell_of()[i] as usize);
     let most: usize = candidates.iter().map(|r| r.len()).sum();
     if most > limit || block.overfull.is_some() {
         block.overfull.get_or_insert((i, most));
@@ -1070,7 +1068,7 @@ fn candidates_with_room<'g, const D: usize>(
         // tighter later does not reallocate in the middle of a run.
         block.indices.resize(needed + needed / 2, 0);
     }
-    Some(candidates)
+    Some((candidates, most))
 }
 
 /// The lists of the particles `range`, by an eight-wide distance test over their
@@ -1086,13 +1084,11 @@ fn fill_block<const D: usize>(
     most: usize,
 ) {
     block.ends.clear();
-    let cells = grid.cell_of();
     let limit = f32x8::splat(h2);
     let mut used = 0usize;
     for i in range {
         let xi: [f32x8; D] = core::array::from_fn(|a| f32x8::splat(positions[a][i]));
-        let Some(candidates) = candidates_with_room(block, grid, i, cells[i], used, (1, 8), most)
-        else {
+        let Some((candidates, _)) = candidates_with_room(block, grid, i, used, (1, 8), most) else {
             block.ends.push(used as u32);
             continue;
         };
@@ -1346,16 +1342,15 @@ mod avx512 {
         i: usize,
         used: usize,
     ) -> usize {
-        let cell = grid.cell_of()[i];
-        let Some(candidates) =
-            super::candidates_with_room(block, grid, i, cell, used, (K, 16), most)
+        let Some((candidates, count)) =
+            super::candidates_with_room(block, grid, i, used, (K, 16), most)
         else {
             for _ in 0..K {
                 block.ends.push(used as u32);
             }
             return used;
         };
-        let stride = candidates.iter().map(|r| r.len()).sum::<usize>() + 16;
+        let stride = count + 16;
         let limit = _mm512_set1_ps(h2);
         let lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
         let xi: [[__m512; D]; K] =
