@@ -2,13 +2,17 @@
 //! the 2D dam break at 100k (h = 2 spacings, 4 iterations, XSPH and vorticity on), on
 //! 1 and 2 threads; at 100k in 3D also with the eight-lane backend and with the coarse
 //! density correction, and the `glass` scene (a block dropped into a hollow cylinder,
-//! a collider the dam break does not have). Besides criterion's timing of the whole step, it prints the time
-//! per phase and per particle-iteration, from the solver's own diagnostics.
+//! a collider the dam break does not have), and that glass at 20k after its fluid has
+//! come to rest (`glass-settled`: 800 steps first), where most steps keep the last
+//! step's neighbour lists instead of searching. Besides criterion's timing of the
+//! whole step, it prints the time per phase and per particle-iteration, and the share
+//! of steps that searched, from the solver's own diagnostics.
 //!
 //! `cargo bench --bench step` (add `-- 1M` etc. to filter). The ratio of the 1M and
 //! 10k steps a particle-iteration is better read from `--bench scaling`, which times
 //! the two sizes in alternation in one process. The scenes are stepped 30
-//! times before measuring, so the fluid is moving and the grid is in its steady state.
+//! times before measuring (`glass-settled` 800), so the fluid is moving and the grid
+//! is in its steady state.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use pbf_benches::size_label as label;
@@ -19,9 +23,10 @@ use std::time::Duration;
 fn phases(solver: &mut AnySolver, steps: usize) -> String {
     let mut t = [Duration::ZERO; 5];
     let mut iterations = 0u64;
-    let mut neighbours = 0.0;
+    let (mut neighbours, mut searched) = (0.0, 0);
     for _ in 0..steps {
         let d = solver.step().expect("step");
+        searched += usize::from(d.searches > 0);
         t[0] += d.times.predict;
         t[1] += d.times.neighbour_search;
         t[2] += d.times.constraints;
@@ -34,7 +39,7 @@ fn phases(solver: &mut AnySolver, steps: usize) -> String {
     let total: Duration = t.iter().sum();
     let per_pi = total.as_secs_f64() * 1e9 / (solver.len() as f64 * iterations as f64);
     format!(
-        "predict {:.2} ms, neighbours {:.2} ms, coarse {:.2} ms, constraints {:.2} ms, velocity {:.2} ms, total {:.2} ms; {:.2} ns per particle-iteration; {:.1} neighbours a particle",
+        "predict {:.2} ms, neighbours {:.2} ms, coarse {:.2} ms, constraints {:.2} ms, velocity {:.2} ms, total {:.2} ms; {:.2} ns per particle-iteration; {:.1} neighbours a particle; {searched} of {steps} steps searched",
         ms(t[0]),
         ms(t[1]),
         ms(t[4]),
@@ -79,6 +84,7 @@ fn bench_step(c: &mut Criterion) {
         ("dam-break-coarse", 100_000, Backend::Lanes),
         ("dam-break-2d", 100_000, Backend::Lanes),
         ("glass", 100_000, Backend::Lanes),
+        ("glass-settled", 20_000, Backend::Lanes),
         ("dam-break", 1_000_000, Backend::Lanes),
     ];
     let mut group = c.benchmark_group("step");
@@ -92,20 +98,21 @@ fn bench_step(c: &mut Criterion) {
                 .num_threads(threads)
                 .build()
                 .expect("pool");
-            let mut solver = match scene {
-                "dam-break-coarse" => AnySolver::Three(coarse_dam_break(particles)),
-                _ => build(scene, particles).expect("scene"),
+            let (mut solver, warm_up) = match scene {
+                "dam-break-coarse" => (AnySolver::Three(coarse_dam_break(particles)), 30),
+                "glass-settled" => (build("glass", particles).expect("scene"), 800),
+                _ => (build(scene, particles).expect("scene"), 30),
             };
             solver.set_backend(backend);
             let n = solver.len();
             pool.install(|| {
-                for _ in 0..30 {
+                for _ in 0..warm_up {
                     solver.step().expect("warm-up");
                 }
                 eprintln!(
                     "{scene_label} {} on {threads} thread(s): {}",
                     label(n),
-                    phases(&mut solver, 5)
+                    phases(&mut solver, if warm_up > 30 { 50 } else { 5 })
                 );
             });
             group.throughput(Throughput::Elements(n as u64));

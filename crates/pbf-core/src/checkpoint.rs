@@ -1,7 +1,7 @@
 //! Checkpoints: the whole state of a [`Solver`](crate::Solver) as bytes, restored so that
 //! the run continues bit for bit as if it had never stopped (feature `serde`).
 //!
-//! # Format (version 4)
+//! # Format (version 5)
 //!
 //! | bytes | content |
 //! |---|---|
@@ -21,14 +21,19 @@
 //! file loads with the period `None` and no acceleration, the per-step blend and plain
 //! Jacobi it was written with, and continues as it would have. Version 4 appended
 //! [`ParamsBuilder::coarse_correction`](crate::ParamsBuilder::coarse_correction); a
-//! version 2 or 3 file loads with it off, as it ran.
+//! version 2 or 3 file loads with it off, as it ran. Version 5 appended the
+//! positions the neighbour lists were built from, present when the next step may keep
+//! the lists instead of searching (see [`StepDiagnostics::searches`](crate::StepDiagnostics::searches)): loading builds
+//! the same lists from them, so the restored run keeps or replaces its lists where the
+//! saved one would have. An older file has none; its first step searches.
 //!
 //! The payload holds the parameters, the domain and its response, the colliders, the
 //! emitters (with how far their newest layer has travelled), every per-particle array
 //! (positions, velocities, the vorticity acceleration carried to the next step,
 //! densities, ids, in the solver's current order), the next id, the step counter, the
-//! simulated time and the origin of the neighbour grid's cells (the grid keeps it from
-//! step to step, and the particle order, hence the summation order, depends on it).
+//! simulated time, the origin of the neighbour grid's cells (the grid keeps it from
+//! step to step, and the particle order, hence the summation order, depends on it) and
+//! the positions the lists were built from, when the next step may keep them.
 //! Everything else (kernel constants, work arrays) is derived from these. The
 //! statistics of the last step ([`Solver::last_diagnostics`](crate::Solver::last_diagnostics))
 //! are not saved: a restored solver reports the default until it steps.
@@ -42,7 +47,7 @@
 use crate::CoreError;
 
 /// The checkpoint format version this build writes and reads.
-pub const CHECKPOINT_VERSION: u32 = 4;
+pub const CHECKPOINT_VERSION: u32 = 5;
 
 /// The oldest checkpoint format version this build reads.
 pub const OLDEST_CHECKPOINT_VERSION: u32 = 2;
@@ -329,6 +334,11 @@ mod state {
         /// [`Params::coarse_correction`]. Added in version 4, last, so that a version
         /// 3 payload with one more byte (postcard's `false`) decodes as version 4.
         coarse_correction: bool,
+        /// The predicted positions the neighbour lists were built from, when the next
+        /// step may keep the lists (see the module docs). Added in version 5, last, so
+        /// that an older payload with one more byte (postcard's `None`) decodes as
+        /// version 5.
+        lists_built: Option<Vec<Vec<f32>>>,
     }
 
     fn inconsistent(field: &'static str, reason: impl Into<String>) -> CoreError {
@@ -464,6 +474,9 @@ mod state {
             xsph_period: solver.params().xsph_period(),
             chebyshev: solver.params().acceleration() == Acceleration::Chebyshev,
             coarse_correction: solver.params().coarse_correction(),
+            lists_built: dynamic
+                .built
+                .map(|b| b.iter().map(|a| a.to_vec()).collect()),
         };
         let payload = postcard::to_allocvec(&state).map_err(|e| CheckpointError::Encode {
             reason: e.to_string(),
@@ -545,13 +558,18 @@ mod state {
         // before the period and the acceleration, which postcard encodes as one byte 0
         // each for `None` and `false`. Versions 2 and 3 ran without the coarse
         // correction: one more byte 0, `false`.
+        // Versions 2 to 4 kept no lists: one more byte 0, `None`.
         let upgraded;
         let payload = match version {
             2 => {
-                upgraded = [payload, &[0u8, 0, 0]].concat();
+                upgraded = [payload, &[0u8, 0, 0, 0]].concat();
                 &upgraded[..]
             }
             3 => {
+                upgraded = [payload, &[0u8, 0]].concat();
+                &upgraded[..]
+            }
+            4 => {
                 upgraded = [payload, &[0u8]].concat();
                 &upgraded[..]
             }
@@ -663,6 +681,22 @@ mod state {
         let positions = axes::<D>("positions", state.positions, n)?;
         let velocities = axes::<D>("velocities", state.velocities, n)?;
         let force = axes::<D>("force", state.force, n)?;
+        let built = match state.lists_built {
+            None => None,
+            Some(b) => {
+                let b = axes::<D>("lists_built", b, n)?;
+                if let Some(index) = (0..n).find(|&i| (0..D).any(|a| !b[a][i].is_finite())) {
+                    let axis = (0..D).find(|&a| !b[a][index].is_finite()).unwrap_or(0);
+                    return Err(CoreError::NonFiniteParticle {
+                        index,
+                        field: "lists_built",
+                        axis,
+                        value: b[axis][index],
+                    });
+                }
+                Some(b)
+            }
+        };
         if state.density.len() != n {
             return Err(CoreError::LengthMismatch {
                 field: "density",
@@ -746,7 +780,8 @@ mod state {
             step: state.step,
             time: state.time,
             grid,
-        });
+            built,
+        })?;
         Ok(solver)
     }
 }
@@ -828,7 +863,7 @@ mod tests {
             split_header(&flipped),
             Err(CheckpointError::Corrupted { .. })
         ));
-        for other in [1, 5] {
+        for other in [1, 6] {
             let mut file = file.clone();
             file[8] = other;
             assert_eq!(
@@ -869,21 +904,31 @@ mod tests {
         for _ in 0..3 {
             solver.step().unwrap();
         }
-        let v4 = solver.checkpoint().unwrap();
+        // A particle added after the lists were built: the next step searches, and
+        // the checkpoint saves no lists' positions.
+        solver.add_particles(&[[0.9, 0.9]], None).unwrap();
+        let v5 = solver.checkpoint().unwrap();
         assert_eq!(
-            v4[v4.len() - 3..],
-            [0, 0, 0],
-            "None, false and false, one byte 0 each, last"
+            v5[v5.len() - 4..],
+            [0, 0, 0, 0],
+            "None, false, false and None, one byte 0 each, last"
         );
-        // Version 3: the same without the coarse correction's byte.
-        let payload = &v4[HEADER_LEN..v4.len() - 1];
+        // Version 4: the same without the lists' byte.
+        let payload = &v5[HEADER_LEN..v5.len() - 1];
+        let mut v4 = header(2, payload).to_vec();
+        v4[8..12].copy_from_slice(&4u32.to_le_bytes());
+        v4.extend_from_slice(payload);
+        let from_v4 = Solver::<2>::from_checkpoint(&v4).unwrap();
+        assert_eq!(from_v4.positions(), solver.positions());
+        // Version 3: also without the coarse correction's byte.
+        let payload = &v5[HEADER_LEN..v5.len() - 2];
         let mut v3 = header(2, payload).to_vec();
         v3[8..12].copy_from_slice(&3u32.to_le_bytes());
         v3.extend_from_slice(payload);
         let from_v3 = Solver::<2>::from_checkpoint(&v3).unwrap();
         assert!(!from_v3.params().coarse_correction());
         assert_eq!(from_v3.positions(), solver.positions());
-        let payload = &v4[HEADER_LEN..v4.len() - 3];
+        let payload = &v5[HEADER_LEN..v5.len() - 4];
         let mut v2 = header(2, payload).to_vec();
         v2[8..12].copy_from_slice(&2u32.to_le_bytes());
         v2.extend_from_slice(payload);

@@ -79,10 +79,14 @@ pub struct StepDiagnostics {
     /// densities and, when on, vorticity) evaluates these pairs, sixteen or eight
     /// particles at a time.
     pub list_pairs: u64,
-    /// Neighbour searches in the step: 1, plus one whenever too many particles have
-    /// moved by more than half the lists' skin (0.05 h) since the last search, or
-    /// bring too many pairs within h, for the lists to be mended by adding the missing
-    /// pairs; checked before every constraint iteration and before the XSPH pass.
+    /// Neighbour searches in the step: one whenever too many particles have moved by
+    /// more than half the lists' skin (0.05 h) since the last search, or bring too
+    /// many pairs within h, for the lists to be mended by adding the missing pairs;
+    /// checked at the start of the step (on the predicted positions, against the
+    /// last step's lists), before every constraint iteration and before the XSPH
+    /// pass. So a fluid at rest keeps its lists, and its particles their order, from
+    /// step to step (0 searches) until its drift adds up; a step after particles were
+    /// added or removed always starts with a search.
     pub searches: u32,
     /// Time per phase.
     pub times: PhaseTimes,

@@ -107,6 +107,8 @@ pub(crate) struct DynamicState<'a, const D: usize> {
     pub time: f64,
     pub emitters: &'a [Emitter<D>],
     pub grid_origin: Option<(f32, [f64; D])>,
+    /// The positions the lists were built from, when the next step may keep them.
+    pub built: Option<[&'a [f32]; D]>,
 }
 
 /// Checked state to put into a solver (see `Solver::restore_dynamic`).
@@ -121,13 +123,18 @@ pub(crate) struct RestoredState<const D: usize> {
     pub step: u64,
     pub time: f64,
     pub grid: Grid<D>,
+    /// Checked for length and finiteness.
+    pub built: Option<[Vec<f32>; D]>,
 }
 
 /// A Position Based Fluids solver in `D` dimensions (2 or 3).
 ///
 /// Particles are stored as structure of arrays and kept in Morton order of the grid
-/// cells: the order (and so the index of a particle) changes every step, while its
-/// [id](Self::ids) stays. Each step runs the passes of Macklin & Müller (2013): predict,
+/// cells: the order (and so the index of a particle) changes with every neighbour
+/// search, while its [id](Self::ids) stays. A step searches unless the last step's
+/// neighbour lists still hold every pair within h (see
+/// [`StepDiagnostics::searches`](crate::StepDiagnostics::searches)), as in a fluid at
+/// rest. Each step runs the passes of Macklin & Müller (2013): predict,
 /// collide, neighbour search, `iterations` Jacobi passes of the density constraint
 /// (lambda with CFM relaxation, position deltas with the tensile term `s_corr`, then
 /// collisions), velocity update, vorticity confinement and XSPH viscosity. The same
@@ -161,6 +168,11 @@ pub struct Solver<const D: usize> {
     lists: NeighbourLists,
     /// The predicted positions the lists were built from.
     built: [Vec<f32>; D],
+    /// Whether the grid and the lists are those a search builds on `built` for the
+    /// particles in their current order, with at most pairs added by
+    /// [`Self::repair_lists`] (no particle added or removed since): the next step may
+    /// then keep them (see [`Self::keeps_lists`]).
+    reusable: bool,
     positions: [Vec<f32>; D],
     velocities: [Vec<f32>; D],
     ids: Vec<u64>,
@@ -261,6 +273,7 @@ impl<const D: usize> Solver<D> {
             grid: Grid::new(),
             lists: NeighbourLists::default(),
             built: empty(),
+            reusable: false,
             positions: empty(),
             velocities: empty(),
             ids: Vec::new(),
@@ -309,13 +322,22 @@ impl<const D: usize> Solver<D> {
             time: self.time,
             emitters: &self.emitters,
             grid_origin: self.grid.cell_origin(),
+            built: self.reusable.then(|| refs(&self.built)),
         }
     }
 
     /// Replaces the particles, counters and grid origin by checked ones from a
-    /// checkpoint (`checkpoint.rs` validates them first; `grid` is empty).
+    /// checkpoint (`checkpoint.rs` validates them first; `grid` is empty). With the
+    /// positions the saved solver's lists were built from, it builds those lists again:
+    /// the particles are in the grid's order of those positions, so the grid keeps
+    /// their order, and the next step keeps or replaces the lists as the saved solver's
+    /// would have.
+    ///
+    /// # Errors
+    /// [`CoreError::Checkpoint`] (`lists_built`) when the particles are not in the
+    /// grid's order of those positions; the errors of a search otherwise.
     #[cfg_attr(not(feature = "serde"), allow(dead_code))]
-    pub(crate) fn restore_dynamic(&mut self, state: RestoredState<D>) {
+    pub(crate) fn restore_dynamic(&mut self, state: RestoredState<D>) -> Result<(), CoreError> {
         self.positions = state.positions;
         self.velocities = state.velocities;
         self.force = state.force;
@@ -325,6 +347,26 @@ impl<const D: usize> Solver<D> {
         self.step = state.step;
         self.time = state.time;
         self.grid = state.grid;
+        self.reusable = false;
+        let Some(built) = state.built else {
+            return Ok(());
+        };
+        let radius = self.list_radius();
+        self.grid.rebuild(refs(&built), radius)?;
+        if !self.grid.permutation_is_identity() {
+            return Err(crate::checkpoint::CheckpointError::Inconsistent {
+                field: "lists_built",
+                reason: "the particles are not in the grid's order of these positions".into(),
+            }
+            .into());
+        }
+        let room = room_per_particle::<D>(radius, self.params.spacing());
+        self.lists
+            .build(&self.grid, refs(&built), radius * radius, room)
+            .map_err(|e| self.collapsed(e, self.step, self.ids[e.index]))?;
+        self.built = built;
+        self.reusable = true;
+        Ok(())
     }
 
     /// Adds a static collider.
@@ -464,6 +506,7 @@ impl<const D: usize> Solver<D> {
 
     fn append(&mut self, particles: impl Iterator<Item = ([f32; D], [f32; D])>) {
         for (p, v) in particles {
+            self.reusable = false;
             for a in 0..D {
                 self.positions[a].push(p[a]);
                 self.velocities[a].push(v[a]);
@@ -588,6 +631,9 @@ impl<const D: usize> Solver<D> {
         }
         self.density.truncate(w);
         self.ids.truncate(w);
+        if w < n {
+            self.reusable = false;
+        }
         n - w
     }
 
@@ -684,18 +730,22 @@ impl<const D: usize> Solver<D> {
         // 3. Neighbour search on the predicted positions; reorder every array.
         let list_radius = self.list_radius();
         let room = room_per_particle::<D>(list_radius, self.params.spacing());
-        self.search(list_radius, room).map_err(|e| match e {
-            // Finite but huge velocities can overflow the prediction: that is
-            // divergence, not bad input (found by the `checkpoint_load` fuzz target).
-            CoreError::Grid(pbf_grid::GridError::NonFinitePosition { index, .. }) => {
-                CoreError::Diverged {
-                    step: self.step + 1,
-                    id: self.ids[index],
+        let mut searches = 0;
+        if !self.keeps_lists() {
+            self.search(list_radius, room).map_err(|e| match e {
+                // Finite but huge velocities can overflow the prediction: that is
+                // divergence, not bad input (found by the `checkpoint_load` fuzz
+                // target).
+                CoreError::Grid(pbf_grid::GridError::NonFinitePosition { index, .. }) => {
+                    CoreError::Diverged {
+                        step: self.step + 1,
+                        id: self.ids[index],
+                    }
                 }
-            }
-            e => e,
-        })?;
-        let mut searches = 1;
+                e => e,
+            })?;
+            searches = 1;
+        }
         let searched_at = Instant::now();
 
         // 5. Constraint iterations.
@@ -1220,6 +1270,7 @@ impl<const D: usize> Solver<D> {
     /// Morton order, builds the lists of the pairs within `radius` and keeps the
     /// positions they were built from.
     fn search(&mut self, radius: f32, room: usize) -> Result<(), CoreError> {
+        self.reusable = false;
         self.grid.rebuild(refs(&self.predicted), radius)?;
         if !self.grid.permutation_is_identity() {
             for set in [
@@ -1248,6 +1299,7 @@ impl<const D: usize> Solver<D> {
             self.built[a].clear();
             self.built[a].extend_from_slice(&self.predicted[a]);
         }
+        self.reusable = true;
         // Room for the scratch of `repair_lists` (a query finds at most about as many
         // as a particle may have candidates), taken with the first search rather than
         // in some later step.
@@ -1264,11 +1316,28 @@ impl<const D: usize> Solver<D> {
         Ok(())
     }
 
+    /// Whether the step may keep the last step's lists for its predicted positions
+    /// instead of searching: they are [`reusable`](Self::reusable) and either no
+    /// particle has moved more than half the skin since they were built (Verlet's
+    /// criterion, as before every constraint iteration) or few enough have for
+    /// [`Self::repair_lists`] to mend them. They then hold every pair within h, and
+    /// the particles keep their order. A fluid at rest searches only when its drift
+    /// adds up, or when more than a few particles move fast.
+    fn keeps_lists(&mut self) -> bool {
+        let n = self.len();
+        if !self.reusable || n == 0 || self.built[0].len() != n {
+            return false;
+        }
+        let allowed = (0.5 * (self.list_radius() - self.kernel.h())).powi(2);
+        self.repair_lists(allowed)
+    }
+
     /// Makes the lists hold every pair within h when some particles have moved more
-    /// than half the skin since the build (a squared displacement above `allowed`):
-    /// the moved ones. Returns `false`, and changes nothing, when there are too many
-    /// of them (or of the pairs they bring within h) to mend the lists this way; the
-    /// caller then searches.
+    /// than half the skin since the build (a squared displacement above `allowed`, or
+    /// not finite): the moved ones. Returns `false`, and changes nothing, when there
+    /// are too many of them (or of the pairs they bring within h) to mend the lists
+    /// this way; the caller then searches. With no moved particle it returns `true` at
+    /// once.
     ///
     /// A pair of two particles that did not move that far is in the lists (Verlet's
     /// criterion). A particle `j` within h of a moved one `f` now is in `f`'s list if
@@ -1279,6 +1348,13 @@ impl<const D: usize> Solver<D> {
     /// lists is added to both particles' lists ([`NeighbourLists::insert`]), in
     /// ascending order of the pairs, so the result depends on the positions alone.
     ///
+    /// Whether it gives up depends on `built` and the predicted positions alone, not
+    /// on what earlier repairs added: it counts the pairs within h that are not within
+    /// the lists' radius at `built` (those a build on `built` lacks, by its own
+    /// distance test), whether or not an earlier repair added them. So the lists a
+    /// checkpoint rebuilds from `built` decide as the saved ones would, and end up
+    /// with the same pairs within h in the same ascending order: the same sums.
+    ///
     /// In the 97k dam break the criterion failed in 80% of the iterations for one or
     /// two particles out of 97k, and later in the splash for particles that move
     /// 0.1-0.3 h within a step and bring a few pairs within h each time; each of those
@@ -1288,13 +1364,16 @@ impl<const D: usize> Solver<D> {
         let (now, built) = (refs(&self.predicted), refs(&self.built));
         let displaced = |i: usize| {
             let d: [f32; D] = core::array::from_fn(|a| now[a][i] - built[a][i]);
-            pbf_kernels::norm2(d) > allowed
+            !(pbf_kernels::norm2(d) <= allowed)
         };
         // Counted per chunk of `MIN_CHUNK` particles.
         per_chunk(n, &mut self.movers, &|chunk| {
             chunk.map(|i| u32::from(displaced(i))).sum::<u32>()
         });
         let fast: usize = self.movers.iter().map(|&c| c as usize).sum();
+        if fast == 0 {
+            return true;
+        }
         if fast > (n / FAST_FRACTION).min(FAST_MOST) {
             return false;
         }
@@ -1305,12 +1384,15 @@ impl<const D: usize> Solver<D> {
                     .extend(chunk(c, n).filter(|&f| displaced(f)).map(|f| f as u32));
             }
         }
-        let (lists, h2) = (&self.lists, self.kernel.h2());
-        let missing = |f: usize, j: u32| {
-            let d: [f32; D] = core::array::from_fn(|a| now[a][f] - now[a][j as usize]);
-            j as usize != f
+        let (h2, r2) = (self.kernel.h2(), self.list_radius().powi(2));
+        // A pair within h now that a build on `built` did not find.
+        let unbuilt = |f: usize, j: u32| {
+            let j = j as usize;
+            let d: [f32; D] = core::array::from_fn(|a| now[a][f] - now[a][j]);
+            let e: [f32; D] = core::array::from_fn(|a| built[a][f] - built[a][j]);
+            j != f
                 && pbf_kernels::within(pbf_kernels::norm2(d), h2)
-                && !lists.contains(f, j)
+                && !pbf_kernels::within(pbf_kernels::norm2(e), r2)
         };
         let pairs = &mut self.missing;
         pairs.clear();
@@ -1323,7 +1405,7 @@ impl<const D: usize> Solver<D> {
             // among the moved ones.
             let unmoved = self.nearby.iter().filter(|&&j| !displaced(j as usize));
             let found = unmoved.chain(&self.moved[k + 1..]);
-            for &j in found.filter(|&&j| missing(f as usize, j)) {
+            for &j in found.filter(|&&j| unbuilt(f as usize, j)) {
                 if pairs.len() == MISSING_MOST {
                     return false;
                 }
@@ -1333,10 +1415,12 @@ impl<const D: usize> Solver<D> {
         pairs.sort_unstable();
         for &(i, j) in pairs.iter() {
             // The lists are symmetric (the build's distance test gives the same bits
-            // either way round), so the pair is missing from both.
-            debug_assert!(!self.lists.contains(j as usize, i));
-            self.lists.insert(i as usize, j);
-            self.lists.insert(j as usize, i);
+            // either way round): an earlier repair added the pair to both or neither.
+            if !self.lists.contains(i as usize, j) {
+                debug_assert!(!self.lists.contains(j as usize, i));
+                self.lists.insert(i as usize, j);
+                self.lists.insert(j as usize, i);
+            }
         }
         true
     }
@@ -1425,6 +1509,8 @@ impl<const D: usize> Solver<D> {
     pub fn position_deltas(&mut self) -> Result<Vec<[f32; D]>, CoreError> {
         let n = self.len();
         let list_radius = self.list_radius();
+        // The grid and the lists below are not the step's any more.
+        self.reusable = false;
         self.grid.rebuild(refs(&self.positions), list_radius)?;
         let permutation = self.grid.permutation().to_vec();
         let mut sorted: [Vec<f32>; D] = empty();
@@ -1923,6 +2009,53 @@ mod tests {
                 prop_assert!(complete(&s));
             } else {
                 prop_assert_eq!(all_lists(&s), before);
+            }
+        }
+
+        /// A step keeps the lists exactly when the particles that moved more than
+        /// half the skin since they were built are few and bring few pairs within h,
+        /// and kept lists hold every pair within h. Two particles just beyond the list
+        /// radius of each other move towards each other by up to half the skin (0.01)
+        /// each, or a little more, and a few others anywhere by as much.
+        #[test]
+        fn kept_lists_hold_every_pair_within_h(
+            points in prop::collection::vec(prop::array::uniform3(-0.3f32..0.3), 64..400),
+            pair in (any::<prop::sample::Index>(), 0.0f32..1.2, 0.0f32..1.2),
+            moves in prop::collection::vec(
+                (any::<prop::sample::Index>(), prop::array::uniform3(-0.007f32..0.007)),
+                0..4,
+            ),
+        ) {
+            let mut s = built(&points);
+            prop_assert!(s.keeps_lists(), "nothing has moved");
+            let (n, p) = (s.len(), &s.predicted);
+            let i = pair.0.index(n);
+            let apart = |j: usize| -> [f32; 3] { core::array::from_fn(|a| p[a][j] - p[a][i]) };
+            let j = (0..n).find(|&j| (0.22f32..0.23).contains(&norm2(apart(j)).sqrt()));
+            prop_assume!(j.is_some());
+            let j = j.unwrap_or_default();
+            let d = apart(j);
+            let unit = d.map(|c| c / norm2(d).sqrt());
+            for a in 0..3 {
+                s.predicted[a][i] += 0.01 * pair.1 * unit[a];
+                s.predicted[a][j] -= 0.01 * pair.2 * unit[a];
+            }
+            for (k, by) in moves {
+                let k = k.index(n);
+                for a in 0..3 {
+                    s.predicted[a][k] += by[a];
+                }
+            }
+            let allowed = (0.5 * (s.list_radius() - s.kernel.h())).powi(2);
+            let (p, b) = (&s.predicted, &s.built);
+            let moved = (0..n)
+                .filter(|&k| norm2::<3>(core::array::from_fn(|a| p[a][k] - b[a][k])) > allowed)
+                .count();
+            let missing = missing_pairs(&s);
+            let expected = moved <= n / FAST_FRACTION && missing <= MISSING_MOST;
+            prop_assert_eq!(s.keeps_lists(), expected);
+            if expected {
+                prop_assert!(complete(&s));
             }
         }
     }

@@ -101,6 +101,72 @@ fn restored_3d_run_continues_bit_identically() {
     continues_bit_identically(scene_3d(), 20, 30);
 }
 
+/// A fluid at rest keeps its lists from step to step until its drift adds up to half
+/// the skin; a checkpoint saves where the lists were built, and the restored run keeps
+/// or replaces them where the saved one does. Restored without them, it would search
+/// at once, reorder the particles and add up the same pairs in another order.
+#[test]
+fn a_run_that_keeps_its_lists_continues_bit_identically() {
+    let mut a = pbf_core::scenes::block_at_rest::<2>(900).unwrap();
+    let mut steps = 0;
+    while a.step().unwrap().searches > 0 {
+        steps += 1;
+        assert!(steps < 400, "the block should come to rest");
+    }
+    let bytes = a.checkpoint().unwrap();
+    let mut b = Solver::<2>::from_checkpoint(&bytes).unwrap();
+    assert_eq!(state(&a), state(&b), "the restored state differs");
+    assert_eq!(b.checkpoint().unwrap(), bytes, "save after load differs");
+    let mut kept = 0;
+    for k in 0..40 {
+        let (sa, sb) = (a.step().unwrap(), b.step().unwrap());
+        assert_eq!(sa.searches, sb.searches, "step {k}");
+        kept += usize::from(sa.searches == 0);
+        assert_eq!(state(&a), state(&b), "diverged {k} steps after the restore");
+    }
+    assert!(kept > 0, "no step kept its lists after the restore");
+}
+
+/// The positions the lists were built from end the payload (postcard: `Some`, the
+/// axes, each a length and its `f32`s): a NaN among them, or positions the particles
+/// are not in the grid's order of, are errors naming them.
+#[test]
+fn bad_lists_positions_in_a_checkpoint_are_errors() {
+    let mut a = pbf_core::scenes::block_at_rest::<2>(100).unwrap();
+    while a.step().unwrap().searches > 0 {}
+    let bytes = a.checkpoint().unwrap();
+    assert!(Solver::<2>::from_checkpoint(&bytes).is_ok());
+    let (payload, n) = (&bytes[32..], a.len());
+    assert!(n < 128, "one byte of length an axis");
+    let last = payload.len() - 4;
+    // The last particle's y, then its x.
+    let (y, x) = (last, last - 4 * n - 1 - 4);
+    let last_y = f32::from_le_bytes(payload[y..y + 4].try_into().unwrap());
+    assert!((last_y - a.positions()[1][n - 1]).abs() < 0.2 * a.kernel().h());
+    let mut bad = payload.to_vec();
+    bad[x..x + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    let err = Solver::<2>::from_checkpoint(&pbf_core::fuzzing::seal(2, &bad)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            CoreError::NonFiniteParticle {
+                field: "lists_built",
+                axis: 0,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // The last particle in the grid's order, put at the bottom.
+    let mut bad = payload.to_vec();
+    bad[y..y + 4].copy_from_slice(&0.001f32.to_le_bytes());
+    let err = Solver::<2>::from_checkpoint(&pbf_core::fuzzing::seal(2, &bad)).unwrap_err();
+    assert!(
+        matches!(&err, CoreError::Checkpoint(e) if matches!(**e, CheckpointError::Inconsistent { field: "lists_built", .. })),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_fixed_relaxation_is_saved_and_the_restored_run_continues_bit_identically() {
     let params = Params::<2>::builder(0.02)

@@ -409,3 +409,100 @@ fn every_backend_gives_the_bits_of_the_scalar_path() {
         }
     }
 }
+
+/// A jittered lattice at the rest spacing, with no gravity and small random
+/// velocities: neighbours drift against each other by up to about 0.02 h a step, so
+/// the lists a step starts with often still hold (Verlet's criterion) and sometimes do
+/// not. Whether a step keeps the lists or searches, the densities of its last pass
+/// are those of a brute-force sum over all pairs at the final positions.
+#[test]
+fn kept_lists_miss_no_pair_within_h() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut uniform = move || {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+    };
+    let (spacing, side) = (0.1f32, 9);
+    let mut points = Vec::new();
+    for flat in 0..side * side * side {
+        let k = [flat % side, (flat / side) % side, flat / (side * side)];
+        points.push(k.map(|k| k as f32 * spacing + 0.1 * spacing * uniform()));
+    }
+    let mut s = cloud::<3>(&points, false);
+    let per_step = 0.01 * s.kernel().h() / s.params().time_step();
+    let velocities: Vec<[f32; 3]> = points
+        .iter()
+        .map(|_| [(); 3].map(|_| per_step * uniform()))
+        .collect();
+    s.remove_particles(&(0..points.len() as u64).collect::<Vec<_>>());
+    s.add_particles(&points, Some(&velocities)).unwrap();
+    let (h2, mass) = (s.kernel().h2(), s.params().mass());
+    let (mut kept, mut searched) = (0, 0);
+    for step in 0..40 {
+        let d = s.step().unwrap();
+        if d.searches == 0 {
+            kept += 1;
+        } else if step > 0 {
+            searched += 1;
+        }
+        let p = s.positions();
+        for i in 0..s.len() {
+            let mut sum = 0.0f64;
+            for j in 0..s.len() {
+                let x: [f32; 3] = core::array::from_fn(|a| p[a][i] - p[a][j]);
+                let r2 = pbf_kernels::norm2(x);
+                if pbf_kernels::within(r2, h2) {
+                    sum += f64::from(s.kernel().poly6(r2));
+                }
+            }
+            let expected = f64::from(mass) * sum;
+            let got = f64::from(s.densities()[i]);
+            assert!(
+                (got - expected).abs() <= 1e-4 * expected,
+                "step {step}, particle {i}: {got} vs {expected}"
+            );
+        }
+    }
+    eprintln!("kept {kept} searched {searched}");
+    assert!(kept >= 5, "{kept} steps kept their lists");
+    assert!(searched >= 3, "{searched} steps after the first searched");
+}
+
+/// Removing a particle and adding another leaves the count as it was, but the lists
+/// are not those particles' any more: the next step searches, and the new particle
+/// gets its neighbours.
+#[test]
+fn a_step_after_the_particles_changed_searches() {
+    let (spacing, side) = (0.1f32, 6);
+    let points: Vec<[f32; 3]> = (0..side * side * side)
+        .map(|flat| {
+            [flat % side, (flat / side) % side, flat / (side * side)].map(|k| k as f32 * spacing)
+        })
+        .collect();
+    // Unilateral: the surface's deficit of density does not pull it in.
+    let mut s = cloud::<3>(&points, true);
+    s.step().unwrap();
+    assert_eq!(
+        s.step().unwrap().searches,
+        0,
+        "a lattice at rest keeps its lists"
+    );
+    // The particle at the lattice's corner leaves; one joins in the middle of a face.
+    assert_eq!(s.remove_particles(&[0]), 1);
+    let joined = s.add_particles(&[[0.25, 0.25, -0.05]], None).unwrap();
+    let d = s.step().unwrap();
+    assert_eq!(d.searches, 1);
+    let at = s.ids().iter().position(|&id| id == joined.start).unwrap();
+    let (h2, p) = (s.kernel().h2(), s.positions());
+    let within = (0..s.len())
+        .filter(|&j| {
+            let x: [f32; 3] = core::array::from_fn(|a| p[a][at] - p[a][j]);
+            j != at && pbf_kernels::within(pbf_kernels::norm2(x), h2)
+        })
+        .count();
+    assert!(within >= 4);
+    let mass = s.params().mass();
+    assert!(s.densities()[at] > mass * s.kernel().poly6(0.0));
+}
