@@ -4,7 +4,14 @@
 //! ```text
 //! cargo bench -p pbf-benches --bench scaling
 //! cargo bench -p pbf-benches --bench scaling -- --threads 1 --large-to 100
+//! cargo bench -p pbf-benches --bench scaling -- --keep-lists false
 //! ```
+//!
+//! With `--keep-lists false` both scenes search at the start of every step
+//! ([`pbf_core::ParamsBuilder::keep_lists`]): the settled 10k sheet otherwise keeps its
+//! lists on most steps, and its steps then do less work a particle-iteration than the
+//! 1M dam break's, which searches every step. The report gives the searches a step of
+//! each side.
 //!
 //! Criterion's `step` bench times the two sizes one after the other, a minute apart.
 //! On a shared machine the small scene's step moves by 10% or more over a few seconds
@@ -24,13 +31,13 @@
 //! Without arguments, or with a criterion-style filter that `scaling` contains, it
 //! runs; any other filter (as in `cargo bench -p pbf-benches -- 1M`) skips it.
 
-use pbf_benches::size_label as label;
+use pbf_benches::{dam_break_3d_with, size_label as label};
 use pbf_core::Backend;
-use pbf_core::scenes::{AnySolver, build};
+use pbf_core::scenes::AnySolver;
 use std::time::Instant;
 
 const USAGE: &str = "usage: scaling [--small 10000] [--large 1000000] [--threads 2] \
-[--small-warm 5000] [--large-from 35] [--large-to 160] [FILTER]";
+[--small-warm 5000] [--large-from 35] [--large-to 160] [--keep-lists true|false] [FILTER]";
 
 /// The options of one run.
 struct Options {
@@ -40,6 +47,7 @@ struct Options {
     small_warm: usize,
     large_from: usize,
     large_to: usize,
+    keep_lists: bool,
 }
 
 impl Options {
@@ -52,6 +60,7 @@ impl Options {
             small_warm: 5000,
             large_from: 35,
             large_to: 160,
+            keep_lists: true,
         };
         let mut filters = Vec::new();
         let mut args = std::env::args().skip(1);
@@ -67,6 +76,13 @@ impl Options {
                 "--large" => o.large = one(&a, args.next())?,
                 "--threads" => o.threads = one(&a, args.next())?,
                 "--small-warm" => o.small_warm = one(&a, args.next())?,
+                "--keep-lists" => {
+                    o.keep_lists = match args.next().as_deref() {
+                        Some("true") => true,
+                        Some("false") => false,
+                        v => return Err(format!("--keep-lists: {v:?}, expected true or false")),
+                    }
+                }
                 "--large-from" => o.large_from = one(&a, args.next())?,
                 "--large-to" => o.large_to = one(&a, args.next())?,
                 "-h" | "--help" => {
@@ -109,6 +125,7 @@ struct Side {
     /// Milliseconds per step, one entry a round.
     step_ms: Vec<f64>,
     steps: u64,
+    searches: u64,
     neighbours: f64,
     list_entries: f64,
 }
@@ -122,6 +139,7 @@ impl Side {
         for _ in 0..steps {
             let d = solver.step().expect("step");
             iterations += u64::from(d.iterations);
+            self.searches += u64::from(d.searches);
             self.neighbours += f64::from(d.average_neighbours);
             self.list_entries += d.list_pairs as f64 / n;
         }
@@ -159,15 +177,18 @@ fn main() {
         .build()
         .expect("pool");
     println!(
-        "scaling: 3D dam break, {} against {}, {} thread(s); Backend::Lanes runs {} lanes",
+        "scaling: 3D dam break, {} against {}, {} thread(s); Backend::Lanes runs {} lanes; keep_lists {}",
         label(o.large),
         label(o.small),
         o.threads,
-        Backend::Lanes.lane_width()
+        Backend::Lanes.lane_width(),
+        o.keep_lists
     );
     pool.install(|| {
-        let mut small = build("dam-break", o.small).expect("small scene");
-        let mut large = build("dam-break", o.large).expect("large scene");
+        let scene = |n: usize| {
+            AnySolver::Three(dam_break_3d_with(n, |p| p.keep_lists(o.keep_lists)))
+        };
+        let (mut small, mut large) = (scene(o.small), scene(o.large));
         let at = Instant::now();
         for _ in 0..o.small_warm {
             small.step().expect("warm-up");
@@ -199,15 +220,15 @@ fn main() {
         );
         println!();
         println!(
-            "| scene | particles | steps measured | median ms a step | median ns a particle-iteration | neighbours within h a particle | list entries a particle |"
+            "| scene | particles | steps measured | median ms a step | median ns a particle-iteration | neighbours within h a particle | list entries a particle | searches a step |"
         );
-        println!("|---|---|---|---|---|---|---|");
+        println!("|---|---|---|---|---|---|---|---|");
         for (name, side, solver, first) in [
             (label(o.small), &s, &small, o.small_warm),
             (label(o.large), &l, &large, o.large_from),
         ] {
             println!(
-                "| dam break {name} | {} | {}-{} | {:.3} | {:.3} | {:.1} | {:.1} |",
+                "| dam break {name} | {} | {}-{} | {:.3} | {:.3} | {:.1} | {:.1} | {:.2} |",
                 solver.len(),
                 first + 1,
                 first as u64 + side.steps,
@@ -215,6 +236,7 @@ fn main() {
                 quantile(&side.per_particle_iteration, 0.5) * 1e9,
                 side.mean(side.neighbours),
                 side.mean(side.list_entries),
+                side.mean(side.searches as f64),
             );
         }
         println!();

@@ -15,9 +15,9 @@
 //! is in its steady state.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use pbf_benches::size_label as label;
-use pbf_core::scenes::{AnySolver, build, dam_break_3d};
-use pbf_core::{Backend, Domain, Solver};
+use pbf_benches::{dam_break_3d_with, size_label as label};
+use pbf_core::Backend;
+use pbf_core::scenes::{AnySolver, build};
 use std::time::Duration;
 
 fn phases(solver: &mut AnySolver, steps: usize) -> String {
@@ -51,24 +51,6 @@ fn phases(solver: &mut AnySolver, steps: usize) -> String {
     )
 }
 
-/// The library's 3D dam break with [`pbf_core::ParamsBuilder::coarse_correction`] on.
-fn coarse_dam_break(particles: usize) -> Solver<3> {
-    let plain = dam_break_3d(particles).expect("scene");
-    let params = plain
-        .params()
-        .to_builder()
-        .coarse_correction(true)
-        .build()
-        .expect("params");
-    let (lo, hi) = (plain.domain().lo(), plain.domain().hi());
-    let mut solver = Solver::new(params, Domain::new(lo, hi).expect("domain")).expect("solver");
-    // The block is the cube `[0, a]^3` in the corner of a tank `a` deep.
-    let a = hi[2] - lo[2];
-    solver.add_block([0.0; 3], [a; 3], [0.0; 3]).expect("block");
-    assert_eq!(solver.len(), plain.len());
-    solver
-}
-
 fn bench_step(c: &mut Criterion) {
     eprintln!("SIMD backend of f32x8: {}", pbf_kernels::simd_backend());
     eprintln!(
@@ -99,7 +81,10 @@ fn bench_step(c: &mut Criterion) {
                 .build()
                 .expect("pool");
             let (mut solver, warm_up) = match scene {
-                "dam-break-coarse" => (AnySolver::Three(coarse_dam_break(particles)), 30),
+                "dam-break-coarse" => (
+                    AnySolver::Three(dam_break_3d_with(particles, |p| p.coarse_correction(true))),
+                    30,
+                ),
                 "glass-settled" => (build("glass", particles).expect("scene"), 800),
                 _ => (build(scene, particles).expect("scene"), 30),
             };

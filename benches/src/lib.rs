@@ -6,6 +6,30 @@ pub mod density;
 use pbf_grid::{CellRange, Grid};
 use pbf_kernels::{Kernel, LANES, f32x8, norm2_lanes};
 
+/// The library's 3D dam break ([`pbf_core::scenes::dam_break_3d`]) with its
+/// parameters changed by `change`: the same tank and block.
+///
+/// ```
+/// let s = pbf_benches::dam_break_3d_with(1000, |p| p.keep_lists(false));
+/// assert!(!s.params().keep_lists());
+/// assert_eq!(s.len(), 1000);
+/// ```
+pub fn dam_break_3d_with(
+    particles: usize,
+    change: impl FnOnce(pbf_core::ParamsBuilder<3>) -> pbf_core::ParamsBuilder<3>,
+) -> pbf_core::Solver<3> {
+    let plain = pbf_core::scenes::dam_break_3d(particles).expect("scene");
+    let params = change(plain.params().to_builder()).build().expect("params");
+    let (lo, hi) = (plain.domain().lo(), plain.domain().hi());
+    let domain = pbf_core::Domain::new(lo, hi).expect("domain");
+    let mut solver = pbf_core::Solver::new(params, domain).expect("solver");
+    // The block is the cube `[0, a]^3` in the corner of a tank `a` deep.
+    let a = hi[2] - lo[2];
+    solver.add_block([0.0; 3], [a; 3], [0.0; 3]).expect("block");
+    assert_eq!(solver.len(), plain.len());
+    solver
+}
+
 /// Coordinate of padding lanes: far outside every support.
 pub const FAR: f32 = 1.0e6;
 

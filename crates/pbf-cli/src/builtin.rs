@@ -198,6 +198,7 @@ fn describe<const D: usize>(solver: &Solver<D>, blocks: &[(Vec<f32>, Vec<f32>)])
             Acceleration::Chebyshev => AccelerationName::Chebyshev,
         }),
         coarse_correction: Some(p.coarse_correction()),
+        keep_lists: Some(p.keep_lists()),
         backend: Some(match p.backend() {
             Backend::Lanes => BackendName::Lanes,
             Backend::Lanes8 => BackendName::Lanes8,
@@ -407,6 +408,11 @@ pub fn scene_to_toml(file: &SceneFile, title: &str) -> String {
         "coarse_correction",
         s.coarse_correction.map(|b| b.to_string()),
         "a Poisson solve on 2h cells removes deep compression before the passes",
+    );
+    w.opt(
+        "keep_lists",
+        s.keep_lists.map(|b| b.to_string()),
+        "false: search at every step (a steadier cost) instead of keeping valid lists",
     );
     w.opt(
         "backend",

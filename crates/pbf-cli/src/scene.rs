@@ -23,6 +23,7 @@
 //! backend = "lanes"                  # or "lanes8", "scalar"
 //! acceleration = "none"              # or "chebyshev" (needs `iterations` and relaxation "auto")
 //! coarse_correction = false          # a Poisson solve on 2h cells before the passes
+//! keep_lists = true                  # keep valid neighbour lists between steps; false: search every step
 //!
 //! [domain]
 //! lo = [0.0, 0.0, 0.0]
@@ -132,6 +133,7 @@ pub struct SolverSpec {
     pub backend: Option<BackendName>,
     pub acceleration: Option<AccelerationName>,
     pub coarse_correction: Option<bool>,
+    pub keep_lists: Option<bool>,
 }
 
 /// `adaptive = { max_density_error_percent, min, max }`: see
@@ -781,6 +783,9 @@ impl Scene {
         }
         if let Some(v) = s.coarse_correction {
             b = b.coarse_correction(v);
+        }
+        if let Some(v) = s.keep_lists {
+            b = b.keep_lists(v);
         }
         if let Some(v) = s.backend {
             b = b.backend(match v {

@@ -21,11 +21,12 @@
 //! file loads with the period `None` and no acceleration, the per-step blend and plain
 //! Jacobi it was written with, and continues as it would have. Version 4 appended
 //! [`ParamsBuilder::coarse_correction`](crate::ParamsBuilder::coarse_correction); a
-//! version 2 or 3 file loads with it off, as it ran. Version 5 appended the
-//! positions the neighbour lists were built from, present when the next step may keep
-//! the lists instead of searching (see [`StepDiagnostics::searches`](crate::StepDiagnostics::searches)): loading builds
-//! the same lists from them, so the restored run keeps or replaces its lists where the
-//! saved one would have. An older file has none; its first step searches.
+//! version 2 or 3 file loads with it off, as it ran. Version 5 appended
+//! [`ParamsBuilder::keep_lists`](crate::ParamsBuilder::keep_lists) and the positions
+//! the neighbour lists were built from, present when the next step may keep the lists
+//! instead of searching: loading builds the same lists from them, so the restored run
+//! keeps or replaces its lists where the saved one would have. An older file loads
+//! with `keep_lists` off: it searches at every step, as it ran.
 //!
 //! The payload holds the parameters, the domain and its response, the colliders, the
 //! emitters (with how far their newest layer has travelled), every per-particle array
@@ -334,10 +335,12 @@ mod state {
         /// [`Params::coarse_correction`]. Added in version 4, last, so that a version
         /// 3 payload with one more byte (postcard's `false`) decodes as version 4.
         coarse_correction: bool,
+        /// [`Params::keep_lists`]. Added in version 5.
+        keep_lists: bool,
         /// The predicted positions the neighbour lists were built from, when the next
-        /// step may keep the lists (see the module docs). Added in version 5, last, so
-        /// that an older payload with one more byte (postcard's `None`) decodes as
-        /// version 5.
+        /// step may keep the lists (see the module docs). Added in version 5, last:
+        /// an older payload with two more bytes (postcard's `false` and `None`)
+        /// decodes as version 5.
         lists_built: Option<Vec<Vec<f32>>>,
     }
 
@@ -474,6 +477,7 @@ mod state {
             xsph_period: solver.params().xsph_period(),
             chebyshev: solver.params().acceleration() == Acceleration::Chebyshev,
             coarse_correction: solver.params().coarse_correction(),
+            keep_lists: solver.params().keep_lists(),
             lists_built: dynamic
                 .built
                 .map(|b| b.iter().map(|a| a.to_vec()).collect()),
@@ -558,19 +562,20 @@ mod state {
         // before the period and the acceleration, which postcard encodes as one byte 0
         // each for `None` and `false`. Versions 2 and 3 ran without the coarse
         // correction: one more byte 0, `false`.
-        // Versions 2 to 4 kept no lists: one more byte 0, `None`.
+        // Versions 2 to 4 searched at every step and kept no lists: two more bytes
+        // 0, `false` and `None`.
         let upgraded;
         let payload = match version {
             2 => {
-                upgraded = [payload, &[0u8, 0, 0, 0]].concat();
+                upgraded = [payload, &[0u8, 0, 0, 0, 0]].concat();
                 &upgraded[..]
             }
             3 => {
-                upgraded = [payload, &[0u8, 0]].concat();
+                upgraded = [payload, &[0u8, 0, 0]].concat();
                 &upgraded[..]
             }
             4 => {
-                upgraded = [payload, &[0u8]].concat();
+                upgraded = [payload, &[0u8, 0]].concat();
                 &upgraded[..]
             }
             _ => payload,
@@ -615,6 +620,7 @@ mod state {
                 Acceleration::None
             })
             .coarse_correction(state.coarse_correction)
+            .keep_lists(state.keep_lists)
             .vorticity_rel(p.vorticity_rel)
             .unilateral(p.unilateral)
             .relaxation(p.relaxation.map_or(Relaxation::Auto, Relaxation::Fixed))
@@ -894,9 +900,11 @@ mod tests {
         use crate::{Domain, Params, Solver};
         // A version 2 payload is a version 3 payload without its last field, the XSPH
         // period; version 2 blended per step, which is `None`.
+        // Versions 2 to 4 searched at every step: `keep_lists` off.
         let params = Params::<2>::builder(0.05)
             .time_step(1.0 / 30.0)
             .xsph_period(None)
+            .keep_lists(false)
             .build()
             .unwrap();
         let mut solver = Solver::new(params, Domain::new([0.0; 2], [1.0; 2]).unwrap()).unwrap();
@@ -904,31 +912,29 @@ mod tests {
         for _ in 0..3 {
             solver.step().unwrap();
         }
-        // A particle added after the lists were built: the next step searches, and
-        // the checkpoint saves no lists' positions.
-        solver.add_particles(&[[0.9, 0.9]], None).unwrap();
         let v5 = solver.checkpoint().unwrap();
         assert_eq!(
-            v5[v5.len() - 4..],
-            [0, 0, 0, 0],
-            "None, false, false and None, one byte 0 each, last"
+            v5[v5.len() - 5..],
+            [0, 0, 0, 0, 0],
+            "None, false, false, false and None, one byte 0 each, last"
         );
-        // Version 4: the same without the lists' byte.
-        let payload = &v5[HEADER_LEN..v5.len() - 1];
+        // Version 4: the same without the lists' two bytes.
+        let payload = &v5[HEADER_LEN..v5.len() - 2];
         let mut v4 = header(2, payload).to_vec();
         v4[8..12].copy_from_slice(&4u32.to_le_bytes());
         v4.extend_from_slice(payload);
         let from_v4 = Solver::<2>::from_checkpoint(&v4).unwrap();
+        assert!(!from_v4.params().keep_lists());
         assert_eq!(from_v4.positions(), solver.positions());
         // Version 3: also without the coarse correction's byte.
-        let payload = &v5[HEADER_LEN..v5.len() - 2];
+        let payload = &v5[HEADER_LEN..v5.len() - 3];
         let mut v3 = header(2, payload).to_vec();
         v3[8..12].copy_from_slice(&3u32.to_le_bytes());
         v3.extend_from_slice(payload);
         let from_v3 = Solver::<2>::from_checkpoint(&v3).unwrap();
         assert!(!from_v3.params().coarse_correction());
         assert_eq!(from_v3.positions(), solver.positions());
-        let payload = &v5[HEADER_LEN..v5.len() - 4];
+        let payload = &v5[HEADER_LEN..v5.len() - 5];
         let mut v2 = header(2, payload).to_vec();
         v2[8..12].copy_from_slice(&2u32.to_le_bytes());
         v2.extend_from_slice(payload);

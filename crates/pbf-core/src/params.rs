@@ -192,6 +192,7 @@ pub struct Params<const D: usize> {
     pub(crate) backend: Backend,
     pub(crate) acceleration: Acceleration,
     pub(crate) coarse_correction: bool,
+    pub(crate) keep_lists: bool,
 }
 
 impl<const D: usize> Params<D> {
@@ -214,6 +215,7 @@ impl<const D: usize> Params<D> {
     /// | `backend` | `Lanes` | |
     /// | `acceleration` | `None` (plain Jacobi) | see [`ParamsBuilder::acceleration`] |
     /// | `coarse_correction` | `false` | see [`ParamsBuilder::coarse_correction`] |
+    /// | `keep_lists` | `true`: a step keeps the last step's neighbour lists while they hold every pair within h | see [`ParamsBuilder::keep_lists`] |
     ///
     /// ```
     /// let b = pbf_core::Params::<2>::builder(0.1);
@@ -245,6 +247,7 @@ impl<const D: usize> Params<D> {
                 backend: Backend::Lanes,
                 acceleration: Acceleration::None,
                 coarse_correction: false,
+                keep_lists: true,
             },
         }
     }
@@ -480,6 +483,17 @@ impl<const D: usize> Params<D> {
     pub fn coarse_correction(&self) -> bool {
         self.coarse_correction
     }
+    /// Whether a step may keep the last step's neighbour lists (see
+    /// [`ParamsBuilder::keep_lists`]).
+    ///
+    /// ```
+    /// use pbf_core::Params;
+    /// assert!(Params::<3>::builder(0.1).build()?.keep_lists());
+    /// # Ok::<(), pbf_core::CoreError>(())
+    /// ```
+    pub fn keep_lists(&self) -> bool {
+        self.keep_lists
+    }
 }
 
 /// Builder of [`Params`]; [`build`](Self::build) validates every field.
@@ -694,6 +708,40 @@ impl<const D: usize> ParamsBuilder<D> {
         /// # Ok::<(), pbf_core::CoreError>(())
         /// ```
         coarse_correction: bool
+    );
+    setter!(
+        /// Let a step keep the last step's neighbour lists, and the particles their
+        /// order, instead of searching (default `true`), when the lists still hold
+        /// every pair within h: no particle has moved more than half the lists' skin
+        /// (0.05 h) since they were built, or few have and the pairs they bring within
+        /// h are mended in (see
+        /// [`StepDiagnostics::searches`](crate::StepDiagnostics::searches)). The
+        /// physics is the same either way; the bits differ, as the summation order
+        /// follows the particle order.
+        ///
+        /// A fluid at rest then searches only when its drift adds up: measured, the
+        /// step of a settled glass of 21k particles 15-18% faster on one thread
+        /// (14.5-14.8 against 17.4-17.6 ms), the settled 10k dam break 37% faster on
+        /// two. A fluid in motion searches every step either way. `false` searches at
+        /// the start of every step, as before this option existed: a steadier cost a
+        /// step (a real-time budget), and the same work a step for benchmarks.
+        ///
+        /// ```
+        /// use pbf_core::{Domain, Params, Solver};
+        /// let params = Params::<2>::builder(0.05).gravity([0.0; 2]).build()?;
+        /// let mut pool = Solver::new(params.clone(), Domain::new([0.0; 2], [1.0; 2])?)?;
+        /// pool.add_block([0.2; 2], [0.6; 2], [0.0; 2])?;
+        /// pool.step()?;
+        /// assert_eq!(pool.step()?.searches, 0); // nothing moved: the lists are kept
+        ///
+        /// let params = params.to_builder().keep_lists(false).build()?;
+        /// let mut pool = Solver::new(params, Domain::new([0.0; 2], [1.0; 2])?)?;
+        /// pool.add_block([0.2; 2], [0.6; 2], [0.0; 2])?;
+        /// pool.step()?;
+        /// assert_eq!(pool.step()?.searches, 1);
+        /// # Ok::<(), pbf_core::CoreError>(())
+        /// ```
+        keep_lists: bool
     );
     setter!(
         /// SIMD lanes (default) or the scalar reference path.

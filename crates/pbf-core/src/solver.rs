@@ -322,7 +322,7 @@ impl<const D: usize> Solver<D> {
             time: self.time,
             emitters: &self.emitters,
             grid_origin: self.grid.cell_origin(),
-            built: self.reusable.then(|| refs(&self.built)),
+            built: (self.reusable && self.params.keep_lists()).then(|| refs(&self.built)),
         }
     }
 
@@ -1325,7 +1325,7 @@ impl<const D: usize> Solver<D> {
     /// adds up, or when more than a few particles move fast.
     fn keeps_lists(&mut self) -> bool {
         let n = self.len();
-        if !self.reusable || n == 0 || self.built[0].len() != n {
+        if !self.params.keep_lists() || !self.reusable || n == 0 || self.built[0].len() != n {
             return false;
         }
         let allowed = (0.5 * (self.list_radius() - self.kernel.h())).powi(2);
