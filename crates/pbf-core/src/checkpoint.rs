@@ -689,19 +689,7 @@ mod state {
         let force = axes::<D>("force", state.force, n)?;
         let built = match state.lists_built {
             None => None,
-            Some(b) => {
-                let b = axes::<D>("lists_built", b, n)?;
-                if let Some(index) = (0..n).find(|&i| (0..D).any(|a| !b[a][i].is_finite())) {
-                    let axis = (0..D).find(|&a| !b[a][index].is_finite()).unwrap_or(0);
-                    return Err(CoreError::NonFiniteParticle {
-                        index,
-                        field: "lists_built",
-                        axis,
-                        value: b[axis][index],
-                    });
-                }
-                Some(b)
-            }
+            Some(b) => Some(axes::<D>("lists_built", b, n)?),
         };
         if state.density.len() != n {
             return Err(CoreError::LengthMismatch {
@@ -711,11 +699,15 @@ mod state {
             });
         }
         for index in 0..n {
-            for (field, arrays) in [
+            let saved = [
                 ("position", &positions),
                 ("velocity", &velocities),
                 ("force", &force),
-            ] {
+            ];
+            for (field, arrays) in saved
+                .into_iter()
+                .chain(built.as_ref().map(|b| ("lists_built", b)))
+            {
                 if let Some(axis) = (0..D).find(|&a| !arrays[a][index].is_finite()) {
                     return Err(CoreError::NonFiniteParticle {
                         index,

@@ -759,9 +759,7 @@ impl<const D: usize> Solver<D> {
         };
         let mut iterations = 0;
         let rest_density = self.params.rest_density();
-        // Verlet's criterion: the lists hold every pair within h as long as no particle
-        // has moved more than half the skin since they were built.
-        let allowed = (0.5 * (list_radius - self.kernel.h())).powi(2);
+        let allowed = self.half_skin2();
         // The builder allows Chebyshev only with a fixed count.
         let chebyshev = (self.params.acceleration() == Acceleration::Chebyshev)
             .then(|| Chebyshev::new(max_iterations));
@@ -1324,12 +1322,22 @@ impl<const D: usize> Solver<D> {
     /// the particles keep their order. A fluid at rest searches only when its drift
     /// adds up, or when more than a few particles move fast.
     fn keeps_lists(&mut self) -> bool {
-        let n = self.len();
-        if !self.params.keep_lists() || !self.reusable || n == 0 || self.built[0].len() != n {
+        if !self.params.keep_lists() || !self.reusable {
             return false;
         }
-        let allowed = (0.5 * (self.list_radius() - self.kernel.h())).powi(2);
-        self.repair_lists(allowed)
+        debug_assert_eq!(
+            self.built[0].len(),
+            self.len(),
+            "reusable lists are of these particles"
+        );
+        self.repair_lists(self.half_skin2())
+    }
+
+    /// The squared displacement Verlet's criterion allows: the lists hold every pair
+    /// within h as long as no particle has moved more than half the skin since they
+    /// were built.
+    fn half_skin2(&self) -> f32 {
+        (0.5 * (self.list_radius() - self.kernel.h())).powi(2)
     }
 
     /// Makes the lists hold every pair within h when some particles have moved more
@@ -1691,8 +1699,7 @@ mod tests {
 
     /// The solver's repair, with half the skin squared.
     fn repair(s: &mut Solver<3>) -> bool {
-        let allowed = (0.5 * (s.list_radius() - s.kernel.h())).powi(2);
-        s.repair_lists(allowed)
+        s.repair_lists(s.half_skin2())
     }
 
     /// Every particle's list.
@@ -1801,7 +1808,7 @@ mod tests {
     /// Whether few enough particles moved more than half the skin, and few enough
     /// pairs within h are missing from the lists, for the lists to be mended.
     fn mendable(s: &Solver<3>) -> bool {
-        let allowed = (0.5 * (s.list_radius() - s.kernel.h())).powi(2);
+        let allowed = s.half_skin2();
         let (p, b, n) = (&s.predicted, &s.built, s.len());
         let moved = (0..n)
             .filter(|&k| norm2::<3>(core::array::from_fn(|a| p[a][k] - b[a][k])) > allowed)
