@@ -379,6 +379,7 @@ criterion_group!(
 );
 
 fn main() {
+    eprintln!("{}", pbf_benches::machine::describe());
     eprintln!(
         "pbf-grid bench: f32x8 backend {} ({}), {} rayon threads available",
         pbf_kernels::simd_backend(),

@@ -491,6 +491,7 @@ fn kernels(c: &mut Criterion) {
         walk::<SKIP_EMPTY>(blocks.block(b), setup.kernel.h2(), |_, _, _| live += 1);
     }
     let empty = chunks - live;
+    eprintln!("{}", pbf_benches::machine::describe());
     eprintln!(
         "kernels: f32x8 backend {}, {} particles, {} candidate pairs, {:.1}% within h (1 in {:.1}), \
          {:.1}% of {} chunks of {LANES} with none within h",

@@ -1184,14 +1184,14 @@ fn cpuinfo(field: &str) -> Option<String> {
 
 fn print_machine(rows: &[DamRow]) {
     let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-    let model = cpuinfo("model name").unwrap_or_else(|| "unknown".into());
     let mhz: Option<f64> = cpuinfo("cpu MHz").and_then(|v| v.parse().ok());
     let avx512 = cpuinfo("flags").is_some_and(|f| f.split(' ').any(|x| x == "avx512f"));
     println!();
     println!("### Machine and roofline");
     println!();
     println!(
-        "- CPU: {model}, {cores} logical CPUs, clock {} (from /proc/cpuinfo), AVX-512F {}",
+        "- {}, clock {} (from /proc/cpuinfo), AVX-512F {}",
+        pbf_benches::machine::describe(),
         mhz.map_or("unknown".into(), |m| format!("{:.0} MHz", m)),
         if avx512 { "present" } else { "absent" }
     );
@@ -1202,13 +1202,17 @@ fn print_machine(rows: &[DamRow]) {
     let Some(ghz) = mhz.map(|m| m / 1e3) else {
         return;
     };
-    // Peak single precision: per core and cycle, two 512-bit FMA pipes x 16 lanes x
-    // 2 FLOP = 64 FLOP (Zen 4/5 class cores; an assumption, see BENCHMARKS.md).
-    let peak = cores as f64 * ghz * 64.0;
+    // Peak single precision per core and cycle, by the CPU's generation
+    // (`Cpu::peak_flop_per_cycle`: 64 on Zen 5, 32 on Zen 4).
+    let (per_cycle, how) = pbf_benches::machine::Cpu::this_machine()
+        .map_or((64, "assumed: 2 x 512-bit FMA pipes"), |c| {
+            c.peak_flop_per_cycle()
+        });
+    let peak = cores as f64 * ghz * f64::from(per_cycle);
     println!(
-        "- assumed peak single precision: {cores} cores x {ghz:.2} GHz x 64 FLOP/cycle (2 x 512-bit FMA) = {peak:.0} GFLOP/s; at the active width ({}): {:.0} GFLOP/s",
+        "- peak single precision: {cores} cores x {ghz:.2} GHz x {per_cycle} FLOP/cycle ({how}) = {peak:.0} GFLOP/s; at the active width ({}): {:.0} GFLOP/s",
         pbf_kernels::simd_backend(),
-        peak * width_fraction()
+        peak * width_fraction(per_cycle)
     );
     for r in rows {
         let p = &r.passes;
@@ -1220,7 +1224,7 @@ fn print_machine(rows: &[DamRow]) {
         let evaluated = p.pairs / secs;
         let useful = n * r.neighbours * p.passes as f64 / secs;
         println!(
-            "- roofline, dam break n = {} ({} particles), 2 threads, constraint phase ({} neighbour passes over {} steps, {:.2} ms per step): the lists hold {:.1} pairs per particle (within h(1 + 10%), as last built by the step's searches and mended, from about {:.0} grid candidates); {:.2} G list pairs/s evaluated, {:.2} G pairs within h/s; at ~30 FLOP per pair that is {:.0} GFLOP/s = {:.1}% of the AVX-512 peak ({:.1}% of the active width's)",
+            "- roofline, dam break n = {} ({} particles), 2 threads, constraint phase ({} neighbour passes over {} steps, {:.2} ms per step): the lists hold {:.1} pairs per particle (within h(1 + 10%), as last built by the step's searches and mended, from about {:.0} grid candidates); {:.2} G list pairs/s evaluated, {:.2} G pairs within h/s; at ~30 FLOP per pair that is {:.0} GFLOP/s = {:.1}% of the peak ({:.1}% of the active width's)",
             r.n,
             r.particles,
             p.passes,
@@ -1232,20 +1236,21 @@ fn print_machine(rows: &[DamRow]) {
             useful / 1e9,
             30.0 * evaluated / 1e9,
             100.0 * 30.0 * evaluated / 1e9 / peak,
-            100.0 * 30.0 * evaluated / 1e9 / (peak * width_fraction())
+            100.0 * 30.0 * evaluated / 1e9 / (peak * width_fraction(per_cycle))
         );
     }
 }
 
-/// The active f32x8 backend's share of the 512-bit FMA peak: SSE2 has 4 lanes and no
-/// FMA (a multiply and an add on separate pipes count as one FMA's two FLOP), AVX/AVX2
-/// 8 lanes; AVX-512 is not used by `wide`'s f32x8.
-fn width_fraction() -> f64 {
-    match pbf_kernels::simd_backend() {
-        b if b.contains("avx") => 0.5,
-        b if b.contains("sse") => 0.25,
-        _ => 1.0 / 16.0,
-    }
+/// The share of the peak (`per_cycle` FLOP a core and cycle) that two FMA pipes at
+/// the active width of `f32x8` reach: `width / 8` FLOP a cycle (16 for SSE, 32 for
+/// AVX), 4 for scalar code.
+fn width_fraction(per_cycle: u32) -> f64 {
+    let reach = match pbf_kernels::simd_backend() {
+        b if b.contains("avx") => 32.0,
+        b if b.contains("sse") => 16.0,
+        _ => 4.0,
+    };
+    (reach / f64::from(per_cycle)).min(1.0)
 }
 
 fn main() {

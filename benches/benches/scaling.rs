@@ -176,6 +176,7 @@ fn main() {
         .num_threads(o.threads)
         .build()
         .expect("pool");
+    println!("{}", pbf_benches::machine::describe());
     println!(
         "scaling: 3D dam break, {} against {}, {} thread(s); Backend::Lanes runs {} lanes; keep_lists {}",
         label(o.large),

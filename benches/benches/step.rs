@@ -52,6 +52,7 @@ fn phases(solver: &mut AnySolver, steps: usize) -> String {
 }
 
 fn bench_step(c: &mut Criterion) {
+    eprintln!("{}", pbf_benches::machine::describe());
     eprintln!("SIMD backend of f32x8: {}", pbf_kernels::simd_backend());
     eprintln!(
         "Backend::Lanes runs {} lanes on this CPU",

@@ -2,6 +2,7 @@
 #![deny(missing_docs)]
 
 pub mod density;
+pub mod machine;
 
 use pbf_grid::{CellRange, Grid};
 use pbf_kernels::{Kernel, LANES, f32x8, norm2_lanes};
