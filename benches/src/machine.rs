@@ -4,9 +4,9 @@
 //! session to session. Between the twentieth and the twenty-second session it moved
 //! from AMD Zen 5 (family 26), which executes a 512-bit instruction in one go, to Zen 4
 //! (family 25, model 17), which splits it into two 256-bit halves: the same binary
-//! then took 1.5-1.7 times as long a step, even at 10k particles, whose data stays in
-//! the caches (BENCHMARKS.md, twenty-third session). A figure is only comparable with
-//! another taken on the same kind of core, so the benches print it.
+//! then took 1.3-1.7 times as long a step (BENCHMARKS.md, twenty-third session). A
+//! figure is only comparable with another taken on the same kind of core, so the
+//! benches print it.
 
 /// The CPU as `/proc/cpuinfo` describes its first logical processor.
 #[derive(Clone, Debug, PartialEq, Eq)]
