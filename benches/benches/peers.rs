@@ -1174,40 +1174,33 @@ fn print_search(o: &Options, rows: &[SearchRow]) {
 // Machine notes and roofline.
 // ---------------------------------------------------------------------------------
 
-fn cpuinfo(field: &str) -> Option<String> {
-    let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
-    text.lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split(':').nth(1))
-        .map(|v| v.trim().to_string())
-}
-
 fn print_machine(rows: &[DamRow]) {
     let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-    let mhz: Option<f64> = cpuinfo("cpu MHz").and_then(|v| v.parse().ok());
-    let avx512 = cpuinfo("flags").is_some_and(|f| f.split(' ').any(|x| x == "avx512f"));
+    let cpu = pbf_benches::machine::Cpu::this_machine();
     println!();
     println!("### Machine and roofline");
     println!();
-    println!(
-        "- {}, clock {} (from /proc/cpuinfo), AVX-512F {}",
-        pbf_benches::machine::describe(),
-        mhz.map_or("unknown".into(), |m| format!("{:.0} MHz", m)),
-        if avx512 { "present" } else { "absent" }
-    );
+    match &cpu {
+        Some(cpu) => println!(
+            "- CPU: {cpu}, clock {} (from /proc/cpuinfo), AVX-512F {}",
+            cpu.mhz.map_or("unknown".into(), |m| format!("{m:.0} MHz")),
+            if cpu.avx512f { "present" } else { "absent" }
+        ),
+        None => println!("- {}", pbf_benches::machine::describe()),
+    }
     println!(
         "- pbf's SIMD backend of f32x8 (pbf_kernels::simd_backend()): {}",
         pbf_kernels::simd_backend()
     );
-    let Some(ghz) = mhz.map(|m| m / 1e3) else {
+    let Some(cpu) = cpu else {
+        return;
+    };
+    let Some(ghz) = cpu.mhz.map(|m| m / 1e3) else {
         return;
     };
     // Peak single precision per core and cycle, by the CPU's generation
     // (`Cpu::peak_flop_per_cycle`: 64 on Zen 5, 32 on Zen 4).
-    let (per_cycle, how) = pbf_benches::machine::Cpu::this_machine()
-        .map_or((64, "assumed: 2 x 512-bit FMA pipes"), |c| {
-            c.peak_flop_per_cycle()
-        });
+    let (per_cycle, how) = cpu.peak_flop_per_cycle();
     let peak = cores as f64 * ghz * f64::from(per_cycle);
     println!(
         "- peak single precision: {cores} cores x {ghz:.2} GHz x {per_cycle} FLOP/cycle ({how}) = {peak:.0} GFLOP/s; at the active width ({}): {:.0} GFLOP/s",

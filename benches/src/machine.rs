@@ -9,7 +9,7 @@
 //! benches print it.
 
 /// The CPU as `/proc/cpuinfo` describes its first logical processor.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Cpu {
     /// `vendor_id`, such as `AuthenticAMD` or `GenuineIntel`.
     pub vendor: String,
@@ -21,6 +21,10 @@ pub struct Cpu {
     pub model: u32,
     /// The logical processors listed (`processor` entries).
     pub logical: usize,
+    /// `cpu MHz`, when given (under KVM the nominal clock, not the boost clock).
+    pub mhz: Option<f64>,
+    /// Whether `flags` lists `avx512f`.
+    pub avx512f: bool,
 }
 
 impl Cpu {
@@ -30,9 +34,11 @@ impl Cpu {
     /// ```
     /// use pbf_benches::machine::Cpu;
     /// let text = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n\
-    ///             model\t\t: 17\nmodel name\t: AMD EPYC\n\nprocessor\t: 1\n";
+    ///             model\t\t: 17\nmodel name\t: AMD EPYC\ncpu MHz\t\t: 2596.144\n\
+    ///             flags\t\t: fpu avx2 avx512f\n\nprocessor\t: 1\n";
     /// let cpu = Cpu::from_cpuinfo(text).unwrap();
     /// assert_eq!((cpu.family, cpu.model, cpu.logical), (25, 17, 2));
+    /// assert_eq!((cpu.mhz, cpu.avx512f), (Some(2596.144), true));
     /// assert_eq!(cpu.core(), Some("Zen 4"));
     /// assert_eq!(Cpu::from_cpuinfo("processor\t: 0\n"), None);
     /// ```
@@ -52,6 +58,8 @@ impl Cpu {
                 .lines()
                 .filter(|line| line.split(':').next().map(str::trim) == Some("processor"))
                 .count(),
+            mhz: field("cpu MHz").and_then(|v| v.parse().ok()),
+            avx512f: field("flags").is_some_and(|f| f.split(' ').any(|x| x == "avx512f")),
         })
     }
 
@@ -72,6 +80,8 @@ impl Cpu {
     ///     family,
     ///     model,
     ///     logical: 2,
+    ///     mhz: None,
+    ///     avx512f: true,
     /// };
     /// assert_eq!(amd(26, 2).core(), Some("Zen 5"));
     /// assert_eq!(amd(25, 1).core(), Some("Zen 3"));

@@ -910,27 +910,23 @@ mod tests {
             [0, 0, 0, 0, 0],
             "None, false, false, false and None, one byte 0 each, last"
         );
+        // The bytes of an older version: this file without its last `cut` bytes.
+        let older = |version: u32, cut: usize| {
+            let payload = &v5[HEADER_LEN..v5.len() - cut];
+            let mut bytes = header(2, payload).to_vec();
+            bytes[8..12].copy_from_slice(&version.to_le_bytes());
+            bytes.extend_from_slice(payload);
+            Solver::<2>::from_checkpoint(&bytes).unwrap()
+        };
         // Version 4: the same without the lists' two bytes.
-        let payload = &v5[HEADER_LEN..v5.len() - 2];
-        let mut v4 = header(2, payload).to_vec();
-        v4[8..12].copy_from_slice(&4u32.to_le_bytes());
-        v4.extend_from_slice(payload);
-        let from_v4 = Solver::<2>::from_checkpoint(&v4).unwrap();
+        let from_v4 = older(4, 2);
         assert!(!from_v4.params().keep_lists());
         assert_eq!(from_v4.positions(), solver.positions());
         // Version 3: also without the coarse correction's byte.
-        let payload = &v5[HEADER_LEN..v5.len() - 3];
-        let mut v3 = header(2, payload).to_vec();
-        v3[8..12].copy_from_slice(&3u32.to_le_bytes());
-        v3.extend_from_slice(payload);
-        let from_v3 = Solver::<2>::from_checkpoint(&v3).unwrap();
+        let from_v3 = older(3, 3);
         assert!(!from_v3.params().coarse_correction());
         assert_eq!(from_v3.positions(), solver.positions());
-        let payload = &v5[HEADER_LEN..v5.len() - 5];
-        let mut v2 = header(2, payload).to_vec();
-        v2[8..12].copy_from_slice(&2u32.to_le_bytes());
-        v2.extend_from_slice(payload);
-        let mut restored = Solver::<2>::from_checkpoint(&v2).unwrap();
+        let mut restored = older(2, 5);
         assert_eq!(restored.params().xsph_period(), None);
         assert_eq!(restored.params().acceleration(), crate::Acceleration::None);
         for _ in 0..5 {
