@@ -1,7 +1,7 @@
 //! Checkpoints: the whole state of a [`Solver`](crate::Solver) as bytes, restored so that
 //! the run continues bit for bit as if it had never stopped (feature `serde`).
 //!
-//! # Format (version 5)
+//! # Format (version 6)
 //!
 //! | bytes | content |
 //! |---|---|
@@ -26,7 +26,12 @@
 //! the neighbour lists were built from, present when the next step may keep the lists
 //! instead of searching: loading builds the same lists from them, so the restored run
 //! keeps or replaces its lists where the saved one would have. An older file loads
-//! with `keep_lists` off: it searches at every step, as it ran.
+//! with `keep_lists` off: it searches at every step, as it ran. Version 6 appended
+//! the skins of the neighbour lists, relative to h: that of the last search (the
+//! grid's cells and the lists were built with it) and the one the next search takes
+//! (see [`StepDiagnostics::list_skin`](crate::StepDiagnostics::list_skin)). An older
+//! file loads with both at 0.1, the one skin it ran with; from its next step on, the
+//! restored run chooses its skins as this build does.
 //!
 //! The payload holds the parameters, the domain and its response, the colliders, the
 //! emitters (with how far their newest layer has travelled), every per-particle array
@@ -34,8 +39,8 @@
 //! densities, ids, in the solver's current order), the next id, the step counter, the
 //! simulated time, the origin of the neighbour grid's cells (the grid keeps it from
 //! step to step, and the particle order, hence the summation order, depends on it) and
-//! the positions the lists were built from, when the next step may keep them.
-//! Everything else (kernel constants, work arrays) is derived from these. The
+//! the positions the lists were built from, when the next step may keep them, and the
+//! lists' skins. Everything else (kernel constants, work arrays) is derived from these. The
 //! statistics of the last step ([`Solver::last_diagnostics`](crate::Solver::last_diagnostics))
 //! are not saved: a restored solver reports the default until it steps.
 //!
@@ -48,7 +53,7 @@
 use crate::CoreError;
 
 /// The checkpoint format version this build writes and reads.
-pub const CHECKPOINT_VERSION: u32 = 5;
+pub const CHECKPOINT_VERSION: u32 = 6;
 
 /// The oldest checkpoint format version this build reads.
 pub const OLDEST_CHECKPOINT_VERSION: u32 = 2;
@@ -226,6 +231,10 @@ mod state {
 
     use super::{CheckpointError, header, split_header};
     use crate::solver::RestoredState;
+
+    /// The one skin of the neighbour lists, relative to h, of the builds that wrote
+    /// versions 2 to 5.
+    pub(super) const LEGACY_SKIN: f32 = 0.1;
     use crate::{
         Acceleration, Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations,
         Params, Relaxation, Shape, Solver,
@@ -342,6 +351,14 @@ mod state {
         /// an older payload with two more bytes (postcard's `false` and `None`)
         /// decodes as version 5.
         lists_built: Option<Vec<Vec<f32>>>,
+        /// The skin of the last neighbour search and of the next one, relative to h.
+        /// Added in version 6: an older payload with the two skins it ran with
+        /// (postcard's four bytes each for 0.1) and a byte 0 decodes as version 6.
+        list_skins: (f32, f32),
+        /// The steps completed when the search that built the lists ran. Added in
+        /// version 6, last: 0 for an older file (lists of the first step, or long
+        /// past).
+        lists_step: u64,
     }
 
     fn inconsistent(field: &'static str, reason: impl Into<String>) -> CoreError {
@@ -481,6 +498,8 @@ mod state {
             lists_built: dynamic
                 .built
                 .map(|b| b.iter().map(|a| a.to_vec()).collect()),
+            list_skins: dynamic.skins,
+            lists_step: dynamic.built_step,
         };
         let payload = postcard::to_allocvec(&state).map_err(|e| CheckpointError::Encode {
             reason: e.to_string(),
@@ -563,19 +582,24 @@ mod state {
         // each for `None` and `false`. Versions 2 and 3 ran without the coarse
         // correction: one more byte 0, `false`.
         // Versions 2 to 4 searched at every step and kept no lists: two more bytes
-        // 0, `false` and `None`.
+        // 0, `false` and `None`. Versions 2 to 5 built every list with the skin 0.1:
+        // its four bytes twice, then the step of the lists, 0 (one byte 0).
+        let skins = [
+            &LEGACY_SKIN.to_le_bytes()[..],
+            &LEGACY_SKIN.to_le_bytes(),
+            &[0],
+        ]
+        .concat();
         let upgraded;
         let payload = match version {
-            2 => {
-                upgraded = [payload, &[0u8, 0, 0, 0, 0]].concat();
-                &upgraded[..]
-            }
-            3 => {
-                upgraded = [payload, &[0u8, 0, 0]].concat();
-                &upgraded[..]
-            }
-            4 => {
-                upgraded = [payload, &[0u8, 0]].concat();
+            2..=5 => {
+                let zeros = match version {
+                    2 => 5,
+                    3 => 3,
+                    4 => 2,
+                    _ => 0,
+                };
+                upgraded = [payload, &[0u8; 5][..zeros], &skins].concat();
                 &upgraded[..]
             }
             _ => payload,
@@ -754,8 +778,32 @@ mod state {
                 format!("{} must be >= 0 and finite", state.time),
             ));
         }
-        // The grid is binned at the neighbour search's radius, h plus the lists' skin.
-        let h = solver.list_radius();
+        let (skin, next_skin) = state.list_skins;
+        for (field, value) in [("list_skins.0", skin), ("list_skins.1", next_skin)] {
+            if !crate::solver::SKINS
+                .iter()
+                .any(|s| s.to_bits() == value.to_bits())
+            {
+                return Err(inconsistent(
+                    field,
+                    format!(
+                        "{value} is not one of the lists' skins {:?}",
+                        crate::solver::SKINS
+                    ),
+                ));
+            }
+        }
+        if state.lists_step > state.step {
+            return Err(inconsistent(
+                "lists_step",
+                format!(
+                    "lists built after {} steps, but only {} have run",
+                    state.lists_step, state.step
+                ),
+            ));
+        }
+        // The grid is binned at the last search's radius, h plus the lists' skin.
+        let h = solver.radius_of(skin);
         let grid = match &state.grid_origin {
             None => pbf_grid::Grid::new(),
             Some((saved_h, origin)) => {
@@ -779,6 +827,8 @@ mod state {
             time: state.time,
             grid,
             built,
+            skins: (skin, next_skin),
+            built_step: state.lists_step,
         })?;
         Ok(solver)
     }
@@ -861,7 +911,7 @@ mod tests {
             split_header(&flipped),
             Err(CheckpointError::Corrupted { .. })
         ));
-        for other in [1, 6] {
+        for other in [1, 7] {
             let mut file = file.clone();
             file[8] = other;
             assert_eq!(
@@ -888,7 +938,7 @@ mod tests {
 
     #[cfg(feature = "serde")]
     #[test]
-    fn a_version_2_file_continues_with_the_per_step_blend() {
+    fn older_versions_continue_with_the_options_and_the_skin_they_ran_with() {
         use crate::{Domain, Params, Solver};
         // A version 2 payload is a version 3 payload without its last field, the XSPH
         // period; version 2 blended per step, which is `None`.
@@ -904,21 +954,36 @@ mod tests {
         for _ in 0..3 {
             solver.step().unwrap();
         }
-        let v5 = solver.checkpoint().unwrap();
+        let v6 = solver.checkpoint().unwrap();
+        // The payload without the lists' two skins and step (a byte: below 128), which
+        // end it.
+        assert!(solver.steps() < 128);
+        let payload = &v6[HEADER_LEN..v6.len() - 9];
         assert_eq!(
-            v5[v5.len() - 5..],
+            payload[payload.len() - 5..],
             [0, 0, 0, 0, 0],
             "None, false, false, false and None, one byte 0 each, last"
         );
-        // The bytes of an older version: this file without its last `cut` bytes.
-        let older = |version: u32, cut: usize| {
-            let payload = &v5[HEADER_LEN..v5.len() - cut];
+        let with_version = |version: u32, payload: &[u8]| {
             let mut bytes = header(2, payload).to_vec();
             bytes[8..12].copy_from_slice(&version.to_le_bytes());
             bytes.extend_from_slice(payload);
             Solver::<2>::from_checkpoint(&bytes).unwrap()
         };
-        // Version 4: the same without the lists' two bytes.
+        // Versions 2 to 5 built every list with the skin 0.1: the solver a version 6
+        // file with that skin for the last search and the next, and lists of no step,
+        // gives.
+        let skin = state::LEGACY_SKIN.to_le_bytes();
+        let mut wide = with_version(6, &[payload, &skin, &skin, &[0]].concat());
+        assert_eq!(wide.positions(), solver.positions());
+        // The bytes of an older version: the payload without its last `cut` bytes.
+        let older =
+            |version: u32, cut: usize| with_version(version, &payload[..payload.len() - cut]);
+        // Version 5: the same without the skins.
+        let from_v5 = older(5, 0);
+        assert!(!from_v5.params().keep_lists());
+        assert_eq!(from_v5.positions(), solver.positions());
+        // Version 4: also without the lists' two bytes.
         let from_v4 = older(4, 2);
         assert!(!from_v4.params().keep_lists());
         assert_eq!(from_v4.positions(), solver.positions());
@@ -930,11 +995,11 @@ mod tests {
         assert_eq!(restored.params().xsph_period(), None);
         assert_eq!(restored.params().acceleration(), crate::Acceleration::None);
         for _ in 0..5 {
-            solver.step().unwrap();
+            wide.step().unwrap();
             restored.step().unwrap();
         }
         for a in 0..2 {
-            let (x, y) = (solver.positions()[a], restored.positions()[a]);
+            let (x, y) = (wide.positions()[a], restored.positions()[a]);
             assert!(x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits()));
         }
         // The same bytes as version 3 with `Some`: the period decodes as written.

@@ -3,11 +3,11 @@
 //!
 //! One step (see [`Solver::step`]): external forces and prediction, collisions,
 //! neighbour search on the predicted positions (Morton-sorted cell lists, every
-//! per-particle array reordered, then each particle's neighbours within h(1 + 10%)
-//! sifted into a list that the later passes gather their lanes from; checked before
-//! every iteration: the pairs that particles moving more than 5% of h bring within h
-//! are added, or when there are many, the search runs again, so no pair within h is
-//! ever missed), `iterations` Jacobi passes of the density constraint
+//! per-particle array reordered, then each particle's neighbours within h(1 + skin)
+//! sifted into a list that the later passes gather their lanes from, the skin 4-10%
+//! of h as the flow allows; checked before every iteration: the pairs that particles
+//! moving more than half the skin bring within h are added, or when there are many,
+//! the search runs again, so no pair within h is ever missed), `iterations` Jacobi passes of the density constraint
 //! (lambda with CFM relaxation, position deltas with the tensile-instability term
 //! `s_corr`, collisions inside the loop), velocity update with friction and
 //! restitution at contacts, vorticity confinement and XSPH viscosity.

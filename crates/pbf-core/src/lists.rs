@@ -10,7 +10,7 @@
 //! then loads its lanes from those indices. The solver builds them with R a little
 //! larger than h, on the predicted positions (Macklin & Müller 2013, Algorithm 1,
 //! line 6), and mends them ([`NeighbourLists::insert`]) or builds them again when
-//! particles have moved too far for the margin (see the solver's `LIST_SKIN`); pairs
+//! particles have moved too far for the margin (see the solver's `SKINS`); pairs
 //! beyond h get zero from every kernel.
 //!
 //! Two sifters build the same lists, entry for entry (a property test holds them

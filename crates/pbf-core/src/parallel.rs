@@ -197,26 +197,6 @@ pub(crate) fn pick_max(a: f64, b: f64) -> f64 {
     }
 }
 
-/// The largest of the non-negative values `f(i)` over `0..len` (0 when empty), NaN
-/// if one is NaN: the maximum of their bits, which order as the values do, a NaN's
-/// (of either sign) above +inf's. Order-independent, so deterministic, and a
-/// branch-free loop over each chunk.
-pub(crate) fn max_of_nonnegative(len: usize, f: &(impl Fn(usize) -> f32 + Sync)) -> f32 {
-    let most_in = |c: usize| chunk(c, len).map(|i| f(i).to_bits()).fold(0, u32::max);
-    let chunks = len.div_ceil(MIN_CHUNK);
-    #[cfg(feature = "rayon")]
-    let most = {
-        use rayon::prelude::*;
-        (0..chunks)
-            .into_par_iter()
-            .map(most_in)
-            .reduce(|| 0, u32::max)
-    };
-    #[cfg(not(feature = "rayon"))]
-    let most = (0..chunks).map(most_in).fold(0, u32::max);
-    f32::from_bits(most)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,22 +284,11 @@ mod tests {
     }
 
     #[test]
-    fn sum_and_max_are_exact_on_integers() {
+    fn the_sum_is_exact_on_integers() {
         let mut scratch = Vec::new();
         assert_eq!(
             deterministic_sum(1000, &mut scratch, &|i| i as f64),
             499_500.0
         );
-        assert_eq!(max_of_nonnegative(1000, &|i| (i % 77) as f32), 76.0);
-        assert_eq!(
-            max_of_nonnegative(700, &|i| (i as f32).sqrt()),
-            699f32.sqrt()
-        );
-        for nan in [f32::NAN, -f32::NAN] {
-            let f = |i: usize| if i == 3 { nan } else { f32::INFINITY };
-            assert!(max_of_nonnegative(10, &f).is_nan());
-        }
-        assert_eq!(max_of_nonnegative(600, &|_| f32::INFINITY), f32::INFINITY);
-        assert_eq!(max_of_nonnegative(0, &|_| 1.0), 0.0);
     }
 }

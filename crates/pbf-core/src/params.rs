@@ -713,7 +713,8 @@ impl<const D: usize> ParamsBuilder<D> {
         /// Let a step keep the last step's neighbour lists, and the particles their
         /// order, instead of searching (default `true`), when the lists still hold
         /// every pair within h: no particle has moved more than half the lists' skin
-        /// (0.05 h) since they were built, or few have and the pairs they bring within
+        /// ([`StepDiagnostics::list_skin`](crate::StepDiagnostics::list_skin)) since
+        /// they were built, or few have and the pairs they bring within
         /// h are mended in (see
         /// [`StepDiagnostics::searches`](crate::StepDiagnostics::searches)). The
         /// physics is the same either way; the bits differ, as the summation order

@@ -127,6 +127,70 @@ fn a_run_that_keeps_its_lists_continues_bit_identically() {
     assert!(kept > 0, "no step kept its lists after the restore");
 }
 
+/// The lists' skin follows the flow (`StepDiagnostics::list_skin`): a checkpoint saves
+/// the skin of the last search and the one the next search takes, so a run saved
+/// while its lists are narrow continues with the same skins and bits.
+#[test]
+fn a_run_with_narrow_lists_continues_bit_identically() {
+    let mut a = pbf_core::scenes::dam_break_3d(4000).unwrap();
+    let mut steps = 0;
+    while a.step().unwrap().list_skin == 0.1 {
+        steps += 1;
+        assert!(steps < 200, "the dam break should narrow its lists");
+    }
+    let bytes = a.checkpoint().unwrap();
+    let mut b = Solver::<3>::from_checkpoint(&bytes).unwrap();
+    assert_eq!(state(&a), state(&b), "the restored state differs");
+    assert_eq!(b.checkpoint().unwrap(), bytes, "save after load differs");
+    let mut skins = Vec::new();
+    for k in 0..30 {
+        let (sa, sb) = (a.step().unwrap(), b.step().unwrap());
+        assert_eq!(sa.list_skin.to_bits(), sb.list_skin.to_bits(), "step {k}");
+        assert_eq!(sa.list_pairs, sb.list_pairs, "step {k}");
+        assert_eq!(state(&a), state(&b), "diverged {k} steps after the restore");
+        skins.push(sa.list_skin);
+    }
+    assert!(skins.iter().any(|&s| s < 0.1), "{skins:?}");
+}
+
+/// The lists' two skins and the steps run when they were built (one byte below 128)
+/// end the payload: a value that is not one of the skins the solver takes, or lists
+/// built after more steps than have run, are errors naming the field.
+#[test]
+fn bad_list_skins_in_a_checkpoint_are_errors() {
+    let mut a = scene_2d();
+    a.step().unwrap();
+    let bytes = a.checkpoint().unwrap();
+    let payload = &bytes[32..];
+    assert_eq!(payload[payload.len() - 1], 0, "the first step's lists");
+    let at = payload.len() - 9;
+    let skin =
+        |k: usize| f32::from_le_bytes(payload[at + 4 * k..at + 4 * k + 4].try_into().unwrap());
+    assert_eq!(skin(0), a.last_diagnostics().list_skin);
+    assert!([0.04, 0.05, 0.06, 0.08, 0.1].contains(&skin(1)));
+    for (k, field) in [(0, "list_skins.0"), (1, "list_skins.1")] {
+        for value in [0.3, 0.0, -0.1, 0.09, f32::NAN, f32::INFINITY] {
+            let mut bad = payload.to_vec();
+            bad[at + 4 * k..at + 4 * k + 4].copy_from_slice(&value.to_le_bytes());
+            let err = Solver::<2>::from_checkpoint(&pbf_core::fuzzing::seal(2, &bad)).unwrap_err();
+            assert!(
+                matches!(&err, CoreError::Checkpoint(e) if matches!(**e, CheckpointError::Inconsistent { field: f, .. } if f == field)),
+                "{value}: {err}"
+            );
+            assert!(err.to_string().contains(field), "{err}");
+        }
+    }
+    let mut early = payload.to_vec();
+    *early.last_mut().unwrap() = 1;
+    assert!(Solver::<2>::from_checkpoint(&pbf_core::fuzzing::seal(2, &early)).is_ok());
+    *early.last_mut().unwrap() = 2;
+    let err = Solver::<2>::from_checkpoint(&pbf_core::fuzzing::seal(2, &early)).unwrap_err();
+    assert!(
+        matches!(&err, CoreError::Checkpoint(e) if matches!(**e, CheckpointError::Inconsistent { field: "lists_step", .. })),
+        "{err}"
+    );
+}
+
 /// The positions the lists were built from end the payload (postcard: `Some`, the
 /// axes, each a length and its `f32`s): a NaN among them, or positions the particles
 /// are not in the grid's order of, are errors naming them.
@@ -138,7 +202,9 @@ fn bad_lists_positions_in_a_checkpoint_are_errors() {
     assert!(Solver::<2>::from_checkpoint(&bytes).is_ok());
     let (payload, n) = (&bytes[32..], a.len());
     assert!(n < 128, "one byte of length an axis");
-    let last = payload.len() - 4;
+    // The lists' two skins and their step (one byte) end the payload, after the
+    // positions.
+    let last = payload.len() - 9 - 4;
     // The last particle's y, then its x.
     let (y, x) = (last, last - 4 * n - 1 - 4);
     let last_y = f32::from_le_bytes(payload[y..y + 4].try_into().unwrap());

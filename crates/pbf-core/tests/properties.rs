@@ -284,6 +284,7 @@ fn list_pairs_count_the_pairs_within_the_search_radius() {
     }
     let d = s.step().unwrap();
     assert_eq!(d.searches, 1, "nothing moves, so one search");
+    assert_eq!(d.list_skin, 0.1, "the first search takes the widest skin");
     assert_eq!(d.list_pairs, expected);
     assert!(expected > 10 * points.len() as u64);
 }
