@@ -1217,7 +1217,7 @@ fn print_machine(rows: &[DamRow]) {
         let evaluated = p.pairs / secs;
         let useful = n * r.neighbours * p.passes as f64 / secs;
         println!(
-            "- roofline, dam break n = {} ({} particles), 2 threads, constraint phase ({} neighbour passes over {} steps, {:.2} ms per step): the lists hold {:.1} pairs per particle (within h(1 + 10%), as last built by the step's searches and mended, from about {:.0} grid candidates); {:.2} G list pairs/s evaluated, {:.2} G pairs within h/s; at ~30 FLOP per pair that is {:.0} GFLOP/s = {:.1}% of the peak ({:.1}% of the active width's)",
+            "- roofline, dam break n = {} ({} particles), 2 threads, constraint phase ({} neighbour passes over {} steps, {:.2} ms per step): the lists hold {:.1} pairs per particle (within h(1 + skin), the skin 0.04-0.1 h as the flow allows, as last built by the step's searches and mended; a grid of cells of h would offer about {:.0} candidates); {:.2} G list pairs/s evaluated, {:.2} G pairs within h/s; at ~30 FLOP per pair that is {:.0} GFLOP/s = {:.1}% of the peak ({:.1}% of the active width's)",
             r.n,
             r.particles,
             p.passes,
