@@ -74,14 +74,21 @@ fn state<const D: usize>(s: &Solver<D>) -> (Vec<u32>, Vec<u64>, Vec<u32>, u64, u
     )
 }
 
+/// The solver `a`'s checkpoint gives back: the same state, saved again as the same
+/// bytes.
+fn restored<const D: usize>(a: &Solver<D>) -> Solver<D> {
+    let bytes = a.checkpoint().unwrap();
+    let b = Solver::<D>::from_checkpoint(&bytes).unwrap();
+    assert_eq!(state(a), state(&b), "the restored state differs");
+    assert_eq!(b.checkpoint().unwrap(), bytes, "save after load differs");
+    b
+}
+
 fn continues_bit_identically<const D: usize>(mut a: Solver<D>, before: usize, after: usize) {
     for _ in 0..before {
         a.step().unwrap();
     }
-    let bytes = a.checkpoint().unwrap();
-    let mut b = Solver::<D>::from_checkpoint(&bytes).unwrap();
-    assert_eq!(state(&a), state(&b), "the restored state differs");
-    assert_eq!(b.checkpoint().unwrap(), bytes, "save after load differs");
+    let mut b = restored(&a);
     for k in 0..after {
         let sa = a.step().unwrap();
         let sb = b.step().unwrap();
@@ -113,10 +120,7 @@ fn a_run_that_keeps_its_lists_continues_bit_identically() {
         steps += 1;
         assert!(steps < 400, "the block should come to rest");
     }
-    let bytes = a.checkpoint().unwrap();
-    let mut b = Solver::<2>::from_checkpoint(&bytes).unwrap();
-    assert_eq!(state(&a), state(&b), "the restored state differs");
-    assert_eq!(b.checkpoint().unwrap(), bytes, "save after load differs");
+    let mut b = restored(&a);
     let mut kept = 0;
     for k in 0..40 {
         let (sa, sb) = (a.step().unwrap(), b.step().unwrap());
@@ -138,10 +142,7 @@ fn a_run_with_narrow_lists_continues_bit_identically() {
         steps += 1;
         assert!(steps < 200, "the dam break should narrow its lists");
     }
-    let bytes = a.checkpoint().unwrap();
-    let mut b = Solver::<3>::from_checkpoint(&bytes).unwrap();
-    assert_eq!(state(&a), state(&b), "the restored state differs");
-    assert_eq!(b.checkpoint().unwrap(), bytes, "save after load differs");
+    let mut b = restored(&a);
     let mut skins = Vec::new();
     for k in 0..30 {
         let (sa, sb) = (a.step().unwrap(), b.step().unwrap());
