@@ -82,7 +82,7 @@ pub struct StepDiagnostics {
     /// The skin of the step's neighbour lists, relative to h (see `list_pairs`): that
     /// of the step's last search, or of the lists it kept. Each search takes the
     /// narrowest of 0.04, 0.05, 0.06, 0.08 and 0.1 past whose half at most one
-    /// particle in 256 (and at most 256) had moved by the end of the last step, and
+    /// particle in 256 (and at most 512) had moved by the end of the last step, and
     /// 0.1 after a step that had to search again inside its iterations: about a
     /// quarter fewer pairs than at 0.1 while few particles move far within a step
     /// (as while a dam-break block collapses), and the fewest searches and mends
