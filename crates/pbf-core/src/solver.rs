@@ -78,8 +78,9 @@ pub(crate) fn rest_lattice_denominator<const D: usize>(
 /// 0.04 h) and fewer searches and mends. Each search takes the narrowest skin of these
 /// past whose half at most [`skin_budget`] particles moved by the end of the last step
 /// (counted against the lists the last step used, so over several steps when it kept
-/// them), and the widest after a step that had to search again inside its iterations
-/// (see `Solver::next_skin`). Measured on the 97k dam break while the block collapses,
+/// them), and the widest after a step that had to search again inside its iterations or
+/// whose lists a 0.1 h skin could have kept (see [`next_skin`] and
+/// `Solver::keeps_lists`). Measured on the 97k dam break while the block collapses,
 /// 0.04 h cut the list entries from 43.4 to 36.5 a particle and the step by 6-12%, but
 /// in the splash more than 1024 particles moved 0.02 h within a step, and the step
 /// searched twice.
@@ -91,8 +92,8 @@ pub(crate) const WIDEST_SKIN: f32 = SKINS[SKINS.len() - 1];
 /// The most particles, of `n`, that may have moved past half a skin by the end of a
 /// step for the next search to take that skin (see [`SKINS`]): a quarter of what
 /// `Solver::repair_lists` mends before it searches instead (so the next step may move
-/// up to four times as many), and no more than one in 256 (at most 512). Each moved particle costs
-/// about 2.5 µs of one thread at every check that finds it moved, while a skin 0.02 h
+/// up to four times as many), and no more than one in 256 (at most 512). Each moved
+/// particle costs about 2.5 µs of one thread at every check that finds it moved, while a skin 0.02 h
 /// narrower saves about 5% of the passes; at one particle in 256 the two are about
 /// even on the 97k dam break.
 pub(crate) fn skin_budget(n: usize) -> usize {
@@ -265,8 +266,9 @@ pub struct Solver<const D: usize> {
     /// Scratch of [`Self::repair_lists`]: how many particles of each chunk moved more
     /// than half the skin.
     movers: Vec<u32>,
-    /// Scratch of the checks between the constraint iterations: how far the
-    /// particles of each chunk moved since the lists were built.
+    /// Scratch of [`Self::drift`] (the checks at the start of a step and between the
+    /// constraint iterations): how far the particles of each chunk moved since the
+    /// lists were built.
     drift: Vec<Drift>,
     /// Scratch of [`Self::repair_lists`]: the particles around a point, the particles
     /// that moved more than half the skin and the pairs missing from the lists.
@@ -868,7 +870,7 @@ impl<const D: usize> Solver<D> {
                 let allowed = self.half_skin2();
                 // A non-finite displacement means the iterations diverged: no search
                 // (the grid would reject the positions); the step reports it below.
-                if moved.is_finite() && moved > allowed && !self.repair_lists(allowed) {
+                if moved.is_finite() && moved > allowed && !self.repair_lists(allowed, None) {
                     // The skin taken at the start of the step was too narrow for it.
                     self.search(WIDEST_SKIN)?;
                     searches_inside += 1;
@@ -1357,9 +1359,9 @@ impl<const D: usize> Solver<D> {
     }
 
     /// The neighbour search: bins the predicted positions in the grid with cells of
-    /// `h (1 + skin)`, reorders every per-particle array that carries over into the grid's
-    /// Morton order, builds the lists of the pairs within `radius` and keeps the
-    /// positions they were built from.
+    /// `h (1 + skin)`, reorders every per-particle array that carries over into the
+    /// grid's Morton order, builds the lists of the pairs within that radius and keeps
+    /// the positions they were built from.
     fn search(&mut self, skin: f32) -> Result<(), CoreError> {
         self.reusable = false;
         self.skin = skin;
@@ -1435,13 +1437,14 @@ impl<const D: usize> Solver<D> {
         );
         let drift = self.drift(true);
         let limit = Self::fast_limit(self.len());
-        let past = |skin: f32| {
-            let k = SKINS.iter().position(|&s| s == skin).expect("one of SKINS");
-            drift.past[k] as usize
-        };
-        let outrun = self.built_step + 1 == self.step && past(WIDEST_SKIN) > limit;
-        // More moved than the repair mends: it would count them again to give up.
-        let kept = past(self.skin) <= limit && self.repair_lists(self.half_skin2());
+        let k = SKINS
+            .iter()
+            .position(|&s| s == self.skin)
+            .expect("one of SKINS");
+        let outrun =
+            self.built_step + 1 == self.step && drift.past[SKINS.len() - 1] as usize > limit;
+        // The repair takes its movers per chunk from this count, at the same bound.
+        let kept = drift.past[k] as usize <= limit && self.repair_lists(self.half_skin2(), Some(k));
         (kept, outrun)
     }
 
@@ -1491,7 +1494,12 @@ impl<const D: usize> Solver<D> {
     /// two particles out of 97k, and later in the splash for particles that move
     /// 0.1-0.3 h within a step and bring a few pairs within h each time; each of those
     /// failures cost a whole search.
-    fn repair_lists(&mut self, allowed: f32) -> bool {
+    ///
+    /// `counted`: `Some(k)` when [`Self::drift`] has just counted, per chunk, the
+    /// particles past half of `SKINS[k]` at these positions, `allowed` being that bound
+    /// ([`Self::half_skin2_of`]); the repair then takes its movers from that count
+    /// instead of counting them again.
+    fn repair_lists(&mut self, allowed: f32, counted: Option<usize>) -> bool {
         let n = self.len();
         let (now, built) = (refs(&self.predicted), refs(&self.built));
         let displaced = |i: usize| {
@@ -1499,9 +1507,15 @@ impl<const D: usize> Solver<D> {
             !(pbf_kernels::norm2(d) <= allowed)
         };
         // Counted per chunk of `MIN_CHUNK` particles.
-        per_chunk(n, &mut self.movers, &|chunk| {
-            chunk.map(|i| u32::from(displaced(i))).sum::<u32>()
-        });
+        match counted {
+            Some(k) => {
+                self.movers.clear();
+                self.movers.extend(self.drift.iter().map(|d| d.past[k]));
+            }
+            None => per_chunk(n, &mut self.movers, &|chunk| {
+                chunk.map(|i| u32::from(displaced(i))).sum::<u32>()
+            }),
+        }
         let fast: usize = self.movers.iter().map(|&c| c as usize).sum();
         if fast == 0 {
             return true;
@@ -1874,7 +1888,7 @@ mod tests {
 
     /// The solver's repair, with half the skin squared.
     fn repair(s: &mut Solver<3>) -> bool {
-        s.repair_lists(s.half_skin2())
+        s.repair_lists(s.half_skin2(), None)
     }
 
     /// Every particle's list.
