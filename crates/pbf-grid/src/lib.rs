@@ -48,7 +48,7 @@
 //!    rebuild while the points stay near it, so that cells stay put between steps.
 //! 2. Morton keys of all points, vectorised, from table look-ups (`keys.rs`).
 //! 3. The sort into (key, index) order. When the input is the last rebuild's sorted
-//!    order and at most 1 in 8 points changed cell (a simulation step), only those
+//!    order and at most 1 in 4 points changed cell (a simulation step), only those
 //!    points are sorted and merged into the others (`resort.rs`); otherwise a
 //!    parallel LSD radix sort over the key bits in use (`sort.rs`). Both give the one
 //!    stable order.
