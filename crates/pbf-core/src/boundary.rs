@@ -14,7 +14,8 @@
 use crate::collide::{Collider, Domain};
 use pbf_kernels::Kernel;
 
-const SAMPLES: usize = 128;
+/// Samples of each table on `0..=h`.
+pub(crate) const SAMPLES: usize = 128;
 
 /// `Phi(d)` and `A(d)` sampled on `0..=h`.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,6 +66,19 @@ impl WallTables {
             density,
             gradient,
         }
+    }
+
+    /// The radius the tables span.
+    #[inline(always)]
+    pub(crate) fn h(&self) -> f32 {
+        self.h
+    }
+
+    /// The samples of `Phi` and of `A`, `k h / (SAMPLES - 1)` apart: for the lanes'
+    /// own interpolation (`Lane::walls`), which repeats [`Self::at`]'s operations.
+    #[inline(always)]
+    pub(crate) fn samples(&self) -> (&[f32; SAMPLES], &[f32; SAMPLES]) {
+        (&self.density, &self.gradient)
     }
 
     /// `(Phi(d), A(d))`, linearly interpolated; `d <= 0` reads the wall's surface,
@@ -146,11 +160,27 @@ impl<const D: usize> Boundary<'_, D> {
                 add(above, n);
             }
         }
-        for c in self.colliders.iter().filter(|c| !c.clear_of(p, h)) {
-            let (d, n) = c.distance_and_normal(p);
-            add(d, n);
-        }
+        self.add_colliders(p, &mut phi, &mut grad);
         (phi, grad)
+    }
+
+    /// Adds the colliders' shares at `p` to the sums of
+    /// [`density_and_gradient`](Self::density_and_gradient), which has added the
+    /// domain's faces: the colliders within h, in order.
+    #[inline]
+    pub(crate) fn add_colliders(&self, p: [f32; D], phi: &mut f32, grad: &mut [f32; D]) {
+        for c in self
+            .colliders
+            .iter()
+            .filter(|c| !c.clear_of(p, self.tables.h))
+        {
+            let (d, n) = c.distance_and_normal(p);
+            let (share, slope) = self.tables.at(d);
+            *phi += share;
+            for a in 0..D {
+                grad[a] -= slope * n[a];
+            }
+        }
     }
 }
 
@@ -250,6 +280,88 @@ mod tests {
         assert!(!walls.clear_box(Some(([0.5, 0.5, 0.5], [1.0, 1.95, 1.0]))));
         assert!(!walls.clear_box(Some(([0.5, 0.5, 0.5], [1.25, 1.25, 1.25]))));
         assert!(!walls.clear_box(None));
+    }
+
+    /// Every width's [`Lane::walls`](crate::lanes::Lane::walls) against the scalar
+    /// walls, lane by lane and bit for bit: points on, near and far from the faces
+    /// (the table's ends included), and colliders within h of some.
+    fn lanes_walls_match<L: crate::lanes::Lane>(points: &[[f32; 3]], colliders: &[Collider<3>]) {
+        let h = 0.1f32;
+        let tables = WallTables::new(&Kernel::<3>::new(h).unwrap());
+        let domain = Domain::new([0.0; 3], [1.0; 3]).unwrap();
+        let walls = Boundary {
+            domain: &domain,
+            colliders,
+            tables: &tables,
+        };
+        for chunk in points.chunks_exact(L::WIDTH) {
+            let p: [L; 3] = core::array::from_fn(|a| {
+                let column: Vec<f32> = chunk.iter().map(|q| q[a]).collect();
+                let index: Vec<u32> = (0..L::WIDTH as u32).collect();
+                // SAFETY: the indices are below `column.len()`.
+                #[allow(unsafe_code)]
+                unsafe {
+                    L::gather(&column, &index)
+                }
+            });
+            let (share, grad) = L::run(|| L::walls(&walls, p));
+            let share = crate::lanes::lanes(share, L::WIDTH);
+            let grad = grad.map(|g| crate::lanes::lanes(g, L::WIDTH));
+            for (l, q) in chunk.iter().enumerate() {
+                let (phi, g) = walls.density_and_gradient(*q);
+                assert_eq!(share[l].to_bits(), phi.to_bits(), "{q:?}");
+                for a in 0..3 {
+                    assert_eq!(grad[a][l].to_bits(), g[a].to_bits(), "{q:?} axis {a}");
+                }
+            }
+        }
+    }
+
+    /// A coordinate of the unit box with h = 0.1: anywhere, or on, near or exactly h
+    /// from a face.
+    fn coordinate() -> impl proptest::strategy::Strategy<Value = f32> {
+        use proptest::prelude::*;
+        prop_oneof![
+            0.0f32..1.0,
+            0.0f32..0.1,
+            0.9f32..1.0,
+            Just(0.0f32),
+            Just(1.0f32),
+            Just(0.1f32),
+            Just(0.9f32),
+            Just(0.099_999_99f32),
+            Just(1e-30f32),
+        ]
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_width_gives_the_scalar_walls(
+            points in proptest::collection::vec(
+                proptest::array::uniform3(coordinate()), 48),
+            with_colliders: bool,
+        ) {
+            use crate::collide::{ColliderKind, Shape};
+            let colliders = [
+                Collider::new(
+                    Shape::Sphere { center: [0.5, 0.5, 0.2], radius: 0.15 },
+                    ColliderKind::Solid,
+                )
+                .unwrap(),
+                Collider::new(
+                    Shape::Box { center: [0.5, 0.5, 0.5], half_extents: [0.45, 0.45, 0.45] },
+                    ColliderKind::Container { wall_thickness: 0.02, open_top: true },
+                )
+                .unwrap(),
+            ];
+            let colliders = if with_colliders { &colliders[..] } else { &[][..] };
+            lanes_walls_match::<f32>(&points, colliders);
+            lanes_walls_match::<pbf_kernels::f32x8>(&points, colliders);
+            #[cfg(target_arch = "x86_64")]
+            if crate::lanes16::available() {
+                lanes_walls_match::<crate::lanes16::F32x16>(&points, colliders);
+            }
+        }
     }
 
     #[test]

@@ -168,6 +168,36 @@ impl Chebyshev {
     }
 }
 
+/// The walls' share of the constraint gradients as a lambda pass leaves it for the
+/// delta pass at the same positions: written only for the groups a wall may reach
+/// ([`Constraint::near_walls`]), which `near` marks (1) for every particle of such a
+/// group, so that the delta pass does not test the group's bounds again.
+#[derive(Debug, Clone)]
+pub(crate) struct WallGradient<const D: usize> {
+    /// The gradient's components, of the marked particles.
+    pub(crate) gradient: [Vec<f32>; D],
+    /// 1 for a particle of a group a wall may reach, else 0.
+    pub(crate) near: Vec<u8>,
+}
+
+impl<const D: usize> WallGradient<D> {
+    /// Room for `n` particles (none written).
+    pub(crate) fn new(n: usize) -> Self {
+        Self {
+            gradient: core::array::from_fn(|_| vec![0.0; n]),
+            near: vec![0; n],
+        }
+    }
+
+    /// `n` particles; the values are those of the next lambda pass.
+    pub(crate) fn resize(&mut self, n: usize) {
+        for g in &mut self.gradient {
+            g.resize(n, 0.0);
+        }
+        self.near.resize(n, 0);
+    }
+}
+
 /// The constants of the constraint passes.
 pub(crate) struct Constraint<'a, const D: usize> {
     pub(crate) kernel: &'a Kernel<D>,
@@ -209,29 +239,39 @@ impl<'a, const D: usize> Constraint<'a, D> {
         }
     }
 
-    /// The density of a particle at `p` whose neighbours within h add up `w_sum` of
-    /// poly6 (itself not included): `m (W(0) + w_sum) + rho0 Phi(walls)`, and the
-    /// walls' share of its constraint gradient. The lambda pass and the XSPH pass
-    /// ([`crate::viscosity::xsph_and_curl`]) both end with it, so that the same sums
-    /// give the same bits.
-    /// `near_walls` false (every particle of the group clear of the walls, by
-    /// [`Constraint::near_walls`]) skips the walls, which add nothing there.
+    /// The density of a particle whose neighbours within h add up `w_sum` of poly6
+    /// (itself not included) and whose walls' share is `wall_share` (from
+    /// [`Self::walls_of`]): `m (W(0) + w_sum) + rho0 Phi(walls)`. The lambda pass and
+    /// the XSPH pass ([`crate::viscosity::xsph_and_curl`]) both end with it, so that
+    /// the same sums give the same bits.
     #[inline(always)]
-    pub(crate) fn density_at(&self, p: [f32; D], w_sum: f32, near_walls: bool) -> (f32, [f32; D]) {
-        let (wall_share, wall_grad) = if near_walls {
-            self.walls_at(p)
-        } else {
-            (0.0, [0.0; D])
-        };
+    pub(crate) fn density_from(&self, w_sum: f32, wall_share: f32) -> f32 {
         let self_weight = self.kernel.poly6(0.0);
-        let rho = self.mass * (self_weight + w_sum) + self.rest_density * wall_share;
-        (rho, wall_grad)
+        self.mass * (self_weight + w_sum) + self.rest_density * wall_share
     }
 
-    /// The walls' share at `p`, out of line: the passes' code around it stays small.
-    #[inline(never)]
-    fn walls_at(&self, p: [f32; D]) -> (f32, [f32; D]) {
-        self.boundary.density_and_gradient(p)
+    /// The walls' density share and constraint gradient of the first `width` lanes of
+    /// the group whose particles are `members` (at least a group's width of them; the
+    /// positions are the quads'), by [`Lane::walls`]: zeros when `near_walls` is
+    /// false (every particle of the group clear of the walls, by
+    /// [`Constraint::near_walls`]), where the walls add nothing.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub(crate) fn walls_of<L: Lane>(
+        &self,
+        quads: &[[f32; 4]],
+        members: &[u32],
+        width: usize,
+        near_walls: bool,
+    ) -> ([f32; GROUP], [[f32; GROUP]; D]) {
+        if !near_walls {
+            return ([0.0; GROUP], [[0.0; GROUP]; D]);
+        }
+        // SAFETY: the members are particles of the lists, below the quads' length (the
+        // callers' neighbourhoods pair the quads with the lists).
+        let own = unsafe { L::gather4(quads, members) };
+        let (share, grad) = L::walls(&self.boundary, core::array::from_fn(|a| own[a]));
+        (lanes(share, width), grad.map(|g| lanes(g, width)))
     }
 
     /// Whether a wall may add to the density of a particle of the group `members`
@@ -283,14 +323,21 @@ impl<'a, const D: usize> Constraint<'a, D> {
         nb: &Neighbourhood<'_, D>,
         density: &mut [f32],
         lambda: &mut [f32],
-        wall_gradient: [&mut [f32]; D],
+        walls: &mut WallGradient<D>,
     ) {
         let kernel = self.kernel;
         let scale = self.mass / self.rest_density;
-        for_each_pass_chunk(([density, lambda], wall_gradient), &|start,
-                                                                  (
-            [density, lambda],
-            mut wall_gradient,
+        let mut gradient = walls.gradient.iter_mut();
+        let wall_gradient: [&mut [f32]; D] =
+            core::array::from_fn(|_| gradient.next().expect("D").as_mut_slice());
+        let outputs = (
+            ([density, lambda], wall_gradient),
+            [walls.near.as_mut_slice()],
+        );
+        for_each_pass_chunk(outputs, &|start,
+                                       (
+            ([density, lambda], mut wall_gradient),
+            [near],
         )| {
             for_each_group::<L>(
                 start,
@@ -316,19 +363,22 @@ impl<'a, const D: usize> Constraint<'a, D> {
                     let w_sum = lanes(w_sum, width);
                     let (grad_sq, grad_sum) =
                         (lanes(grad_sq, width), grad_sum.map(|g| lanes(g, width)));
-                    let members = &nb.lists.members(first)[..width];
+                    let all = nb.lists.members(first);
+                    let members = &all[..width];
                     let near_walls = self.near_walls(nb.quads, members);
+                    let (share, walls) = self.walls_of::<L>(nb.quads, all, width, near_walls);
                     for (l, &i) in members.iter().enumerate() {
-                        let (i, k) = (i as usize, i as usize - start);
-                        let p: [f32; D] = core::array::from_fn(|a| nb.quads[i][a]);
-                        let (rho, wall_grad) = self.density_at(p, w_sum[l], near_walls);
+                        let k = i as usize - start;
+                        let wall_grad: [f32; D] = core::array::from_fn(|a| walls[a][l]);
+                        let rho = self.density_from(w_sum[l], share[l]);
                         density[k] = rho;
                         let mut c = rho / self.rest_density - 1.0;
                         if self.unilateral {
                             c = c.max(0.0);
                         }
                         // Only where a wall may add (elsewhere it is 0): the delta pass
-                        // reads it there alone.
+                        // reads it there alone, as `near` tells it.
+                        near[k] = u8::from(near_walls);
                         if near_walls {
                             for a in 0..D {
                                 wall_gradient[a][k] = wall_grad[a];
@@ -354,8 +404,8 @@ impl<'a, const D: usize> Constraint<'a, D> {
     }
 
     /// `nb.quads` must carry `lambda` as their extra value ([`crate::lists::pack`]),
-    /// and `wall_gradient` be the lambda pass's at the same positions (read for the
-    /// groups near walls alone, as the lambda pass writes it).
+    /// and `walls` be the lambda pass's at the same positions (the gradient read for
+    /// the groups it marks near walls alone, as the lambda pass writes it).
     ///
     /// For every particle: `p_next = p + dp` with
     /// `dp_i = (m / rho0) sum_j (lambda_i + lambda_j + s_corr_ij) gradW_ij + lambda_i
@@ -372,7 +422,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
         &self,
         nb: &Neighbourhood<'_, D>,
         lambda: &[f32],
-        wall_gradient: [&[f32]; D],
+        walls: &WallGradient<D>,
         next: [&mut [f32]; D],
         colliders: &[Collider<D>],
         domain: &Domain<D>,
@@ -382,6 +432,8 @@ impl<'a, const D: usize> Constraint<'a, D> {
         let kernel = self.kernel;
         let scale = self.mass / self.rest_density;
         assert_eq!(lambda.len(), nb.len(), "a lambda for every particle");
+        assert_eq!(walls.near.len(), nb.len(), "a wall mark for every particle");
+        let wall_gradient = &walls.gradient;
         for_each_pass_chunk(next, &|start, next| {
             for_each_group::<L>(
                 start,
@@ -412,7 +464,9 @@ impl<'a, const D: usize> Constraint<'a, D> {
                     let dp = dp.map(|d| lanes(d, width));
                     let mut from = [[0.0f32; D]; GROUP];
                     let mut to = [[0.0f32; D]; GROUP];
-                    let near_walls = self.near_walls(nb.quads, members);
+                    // The lambda pass's test of the group at these positions.
+                    let near_walls = walls.near[members[0] as usize] != 0;
+                    debug_assert_eq!(near_walls, self.near_walls(nb.quads, members));
                     for (l, &i) in members.iter().enumerate() {
                         let i = i as usize;
                         debug_assert_eq!(nb.quads[i][D].to_bits(), lambda[i].to_bits());
@@ -588,11 +642,10 @@ mod tests {
         /// The lambda pass at the lattice's positions, the walls' gradient arrays
         /// filled with `fill` before: the quads it read, the densities, the lambdas
         /// and the gradients.
-        #[allow(clippy::type_complexity)]
         fn lambda_pass<L: Lane>(
             &self,
             fill: f32,
-        ) -> (Vec<[f32; 4]>, Vec<f32>, Vec<f32>, [Vec<f32>; 3]) {
+        ) -> (Vec<[f32; 4]>, Vec<f32>, Vec<f32>, WallGradient<3>) {
             let n = self.p[0].len();
             let mut quads = Vec::new();
             crate::lists::pack(&mut quads, self.at(), &vec![0.0; n]);
@@ -601,10 +654,12 @@ mod tests {
                 quads: &quads,
             };
             let (mut density, mut lambda) = (vec![0.0; n], vec![0.0; n]);
-            let mut wall: [Vec<f32>; 3] = core::array::from_fn(|_| vec![fill; n]);
-            let [w0, w1, w2] = &mut wall;
+            let mut wall = WallGradient::<3>::new(n);
+            for g in &mut wall.gradient {
+                g.fill(fill);
+            }
             self.constraint()
-                .lambda_pass::<L>(&nb, &mut density, &mut lambda, [w0, w1, w2]);
+                .lambda_pass::<L>(&nb, &mut density, &mut lambda, &mut wall);
             (quads, density, lambda, wall)
         }
     }
@@ -648,7 +703,7 @@ mod tests {
             None,
         );
         // Inside the box of the walls: particles within h of a face see its share.
-        assert!(wall.iter().flatten().any(|&g| g != 0.0));
+        assert!(wall.gradient.iter().flatten().any(|&g| g != 0.0));
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&xsph_density), bits(&density));
         let within = |i: usize| {
@@ -705,16 +760,7 @@ mod tests {
             };
             let mut next: [Vec<f32>; 3] = core::array::from_fn(|_| vec![0.0; n]);
             let [n0, n1, n2] = &mut next;
-            constraint.delta_pass::<L>(
-                &nb,
-                &lambda,
-                [&wall[0], &wall[1], &wall[2]],
-                [n0, n1, n2],
-                &[],
-                domain,
-                0.0,
-                None,
-            );
+            constraint.delta_pass::<L>(&nb, &lambda, &wall, [n0, n1, n2], &[], domain, 0.0, None);
             (next, wall, lambda)
         };
         let (zeros, written, lambda) = iteration(0.0);
@@ -724,11 +770,23 @@ mod tests {
             assert_eq!(bits(&nans[a]), bits(&zeros[a]), "axis {a}");
         }
         // Both kinds of group are there: walls that add, and groups left alone.
-        assert!(written.iter().flatten().any(|&g| g != 0.0), "no wall adds");
         assert!(
-            unwritten[0].iter().any(|g| g.is_nan()),
+            written.gradient.iter().flatten().any(|&g| g != 0.0),
+            "no wall adds"
+        );
+        assert!(
+            unwritten.gradient[0].iter().any(|g| g.is_nan()),
             "every group near a wall"
         );
+        // The marks are the groups' own tests, and the gradient is written where marked.
+        assert_eq!(written.near, unwritten.near);
+        for (i, &near) in unwritten.near.iter().enumerate() {
+            assert_eq!(
+                near == 1,
+                !unwritten.gradient[0][i].is_nan(),
+                "particle {i}"
+            );
+        }
         assert!(lambda.iter().any(|&l| l != 0.0), "nothing compressed");
     }
 

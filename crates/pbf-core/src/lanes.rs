@@ -6,6 +6,7 @@
 //! ([`crate::lists::Neighbourhood::for_each_slot`]), so every width gives the bits of
 //! the scalar path.
 
+use crate::boundary::Boundary;
 use core::ops::{Add, AddAssign, Mul, Sub};
 use pbf_kernels::{Kernel, TensileCorrection, f32x8};
 
@@ -116,6 +117,9 @@ pub(crate) trait Lane:
         d_magnitude: Self,
         grad: [Self; D],
     ) -> [Self; D];
+    /// The walls' density share and constraint gradient at the lanes' positions `p`:
+    /// lane by lane the bits of [`Boundary::density_and_gradient`].
+    fn walls<const D: usize>(boundary: &Boundary<'_, D>, p: [Self; D]) -> (Self, [Self; D]);
 }
 
 /// The per-pair terms of a lane type that implements `pbf_kernels::SimdF32`: the generic lane
@@ -183,6 +187,10 @@ pub(crate) use simd_lane_terms;
 impl Lane for f32 {
     const WIDTH: usize = 1;
     type Indices = u32;
+    #[inline(always)]
+    fn walls<const D: usize>(boundary: &Boundary<'_, D>, p: [Self; D]) -> (Self, [Self; D]) {
+        boundary.density_and_gradient(p)
+    }
     #[inline(always)]
     fn splat(v: f32) -> Self {
         v
@@ -280,6 +288,19 @@ impl Lane for f32 {
 impl Lane for f32x8 {
     const WIDTH: usize = 8;
     type Indices = [u32; 8];
+    #[inline(always)]
+    fn walls<const D: usize>(boundary: &Boundary<'_, D>, p: [Self; D]) -> (Self, [Self; D]) {
+        let p = p.map(|v| v.to_array());
+        let (mut share, mut grad) = ([0.0f32; 8], [[0.0f32; 8]; D]);
+        for l in 0..8 {
+            let (s, g) = boundary.density_and_gradient(core::array::from_fn(|a| p[a][l]));
+            share[l] = s;
+            for a in 0..D {
+                grad[a][l] = g[a];
+            }
+        }
+        (f32x8::from(share), grad.map(f32x8::from))
+    }
     #[inline(always)]
     fn splat(v: f32) -> Self {
         f32x8::splat(v)

@@ -36,6 +36,7 @@
 
 #![allow(unsafe_code)]
 
+use crate::boundary::{Boundary, SAMPLES};
 use crate::lanes::{Index, Lane, simd_lane_terms};
 use core::arch::x86_64::{
     __m512, __mmask16, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LT_OQ, _mm512_add_ps, _mm512_castps_si512,
@@ -207,6 +208,108 @@ impl Lane for F32x16 {
     #[inline(always)]
     fn splat(v: f32) -> Self {
         <Self as SimdF32>::splat(v)
+    }
+    /// The domain's faces on all sixteen lanes at once, each face only when a lane is
+    /// within h of it, with [`WallTables::at`](crate::boundary::WallTables)'s
+    /// operations (the table read by sixteen loads); then the colliders lane by lane.
+    /// The scalar path subtracts a `+0` from the gradient's other axes for each face,
+    /// which changes no value: skipped here.
+    #[inline(always)]
+    fn walls<const D: usize>(boundary: &Boundary<'_, D>, p: [Self; D]) -> (Self, [Self; D]) {
+        use core::arch::x86_64::{
+            _mm512_cvtepu32_ps, _mm512_cvttps_epu32, _mm512_mask_add_ps, _mm512_mask_sub_ps,
+            _mm512_max_ps, _mm512_min_epu32, _mm512_setzero_ps, _mm512_storeu_si512,
+        };
+        let tables = boundary.tables;
+        let (density, gradient) = tables.samples();
+        let h = tables.h();
+        let (lo, hi) = (boundary.domain.lo(), boundary.domain.hi());
+        // SAFETY (all the intrinsics below): see the module documentation.
+        let zero = unsafe { _mm512_setzero_ps() };
+        let (mut phi, mut grad) = (zero, [zero; D]);
+        let hv = unsafe { _mm512_set1_ps(h) };
+        let last = unsafe { _mm512_set1_epi32((SAMPLES - 2) as i32) };
+        let steps = unsafe { _mm512_set1_ps((SAMPLES - 1) as f32) };
+        // Sample k of a table for every lane: `k` is at most SAMPLES - 2 (below).
+        let read = |table: &[f32; SAMPLES], k: &[u32; 16], next: usize| {
+            // SAFETY: `k[l] + next <= SAMPLES - 1`, inside the table.
+            let at = |l: usize| unsafe { *table.get_unchecked(k[l] as usize + next) };
+            F32x16(unsafe {
+                core::arch::x86_64::_mm512_setr_ps(
+                    at(0),
+                    at(1),
+                    at(2),
+                    at(3),
+                    at(4),
+                    at(5),
+                    at(6),
+                    at(7),
+                    at(8),
+                    at(9),
+                    at(10),
+                    at(11),
+                    at(12),
+                    at(13),
+                    at(14),
+                    at(15),
+                )
+            })
+        };
+        for a in 0..D {
+            let faces = [
+                (
+                    unsafe { _mm512_sub_ps(p[a].0, _mm512_set1_ps(lo[a])) },
+                    1.0f32,
+                ),
+                (
+                    unsafe { _mm512_sub_ps(_mm512_set1_ps(hi[a]), p[a].0) },
+                    -1.0,
+                ),
+            ];
+            for (d, n) in faces {
+                let within = unsafe { _mm512_cmp_ps_mask::<_CMP_LT_OQ>(d, hv) };
+                if within == 0 {
+                    continue;
+                }
+                // `WallTables::at`: t = (max(d, 0) / h) (SAMPLES - 1), k = min(t as
+                // integer, SAMPLES - 2), f = t - k. A lane outside (or NaN) still reads
+                // inside the table: max(NaN, 0) is 0, and the unsigned minimum caps k.
+                let (k, f) = unsafe {
+                    let t = _mm512_mul_ps(_mm512_div_ps(_mm512_max_ps(d, zero), hv), steps);
+                    let k = _mm512_min_epu32(_mm512_cvttps_epu32(t), last);
+                    (k, _mm512_sub_ps(t, _mm512_cvtepu32_ps(k)))
+                };
+                let mut ks = [0u32; 16];
+                // SAFETY: `ks` is sixteen `u32`, the 64 bytes the store writes.
+                unsafe { _mm512_storeu_si512(ks.as_mut_ptr().cast(), k) };
+                let lerp = |table: &[f32; SAMPLES]| {
+                    let (a0, a1) = (read(table, &ks, 0), read(table, &ks, 1));
+                    unsafe { _mm512_add_ps(a0.0, _mm512_mul_ps(f, _mm512_sub_ps(a1.0, a0.0))) }
+                };
+                let (share, slope) = (lerp(density), lerp(gradient));
+                unsafe {
+                    phi = _mm512_mask_add_ps(phi, within, phi, share);
+                    let step = _mm512_mul_ps(slope, _mm512_set1_ps(n));
+                    grad[a] = _mm512_mask_sub_ps(grad[a], within, grad[a], step);
+                }
+            }
+        }
+        if boundary.colliders.is_empty() {
+            return (F32x16(phi), grad.map(F32x16));
+        }
+        // SAFETY: sixteen `f32` in lane order.
+        let spread = |v: __m512| unsafe { core::mem::transmute::<__m512, [f32; 16]>(v) };
+        let (p, mut phi, mut grad) = (p.map(|v| spread(v.0)), spread(phi), grad.map(spread));
+        for l in 0..16 {
+            let mut g: [f32; D] = core::array::from_fn(|a| grad[a][l]);
+            boundary.add_colliders(core::array::from_fn(|a| p[a][l]), &mut phi[l], &mut g);
+            for a in 0..D {
+                grad[a][l] = g[a];
+            }
+        }
+        // SAFETY: sixteen `f32` in lane order.
+        let gather = |v: [f32; 16]| F32x16(unsafe { core::mem::transmute::<[f32; 16], __m512>(v) });
+        (gather(phi), grad.map(gather))
     }
     #[inline(always)]
     unsafe fn gather<I: Index>(s: &[f32], idx: &[I]) -> Self {

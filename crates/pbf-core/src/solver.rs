@@ -4,7 +4,7 @@ use crate::boundary::{Boundary, WallTables};
 use crate::collide::{
     Collider, Domain, bounding_box, confine_block, contact_weight, for_each_block, respond,
 };
-use crate::constraint::{Chebyshev, ChebyshevStep, Constraint, jacobi_relaxation};
+use crate::constraint::{Chebyshev, ChebyshevStep, Constraint, WallGradient, jacobi_relaxation};
 use crate::diagnostics::{PhaseTimes, StepDiagnostics};
 use crate::emitter::Emitter;
 use crate::lanes::Lane;
@@ -256,7 +256,7 @@ pub struct Solver<const D: usize> {
     count: Vec<f32>,
     /// The walls' share of every particle's constraint gradient, from the lambda pass
     /// for the delta pass.
-    wall_gradient: [Vec<f32>; D],
+    wall_gradient: WallGradient<D>,
     omega: [Vec<f32>; 4],
     scratch: Vec<f32>,
     scratch_ids: Vec<u64>,
@@ -358,7 +358,7 @@ impl<const D: usize> Solver<D> {
             previous: empty(),
             lambda: Vec::new(),
             count: Vec::new(),
-            wall_gradient: core::array::from_fn(|_| Vec::new()),
+            wall_gradient: WallGradient::new(0),
             omega: empty(),
             scratch: Vec::new(),
             scratch_ids: Vec::new(),
@@ -757,12 +757,10 @@ impl<const D: usize> Solver<D> {
                 a.resize(n, 0.0);
             }
         }
-        for b in [&mut self.lambda, &mut self.count]
-            .into_iter()
-            .chain(self.wall_gradient.iter_mut())
-        {
+        for b in [&mut self.lambda, &mut self.count] {
             b.resize(n, 0.0);
         }
+        self.wall_gradient.resize(n);
         for b in self.omega.iter_mut() {
             b.resize(n, 0.0);
         }
@@ -903,7 +901,7 @@ impl<const D: usize> Solver<D> {
                 &nb,
                 &mut self.density,
                 &mut self.lambda,
-                muts(&mut self.wall_gradient),
+                &mut self.wall_gradient,
             );
             if let Some(target) = target
                 && iterations >= min_iterations
@@ -940,7 +938,7 @@ impl<const D: usize> Solver<D> {
             constraint.delta_pass::<L>(
                 &nb,
                 &self.lambda,
-                refs(&self.wall_gradient),
+                &self.wall_gradient,
                 muts(&mut self.next),
                 &self.colliders,
                 &self.domain,
@@ -1753,24 +1751,15 @@ impl<const D: usize> Solver<D> {
                 lists,
                 quads: &quads,
             };
-            let mut wall: [Vec<f32>; D] = core::array::from_fn(|_| vec![0.0; n]);
-            constraint.lambda_pass::<L>(&nb, &mut density, &mut lambda, muts(&mut wall));
+            let mut wall = WallGradient::<D>::new(n);
+            constraint.lambda_pass::<L>(&nb, &mut density, &mut lambda, &mut wall);
             repack_extra::<D>(&mut quads, &lambda);
             let nb = Neighbourhood {
                 lists,
                 quads: &quads,
             };
             let mut next: [Vec<f32>; D] = core::array::from_fn(|_| vec![0.0; n]);
-            constraint.delta_pass::<L>(
-                &nb,
-                &lambda,
-                refs(&wall),
-                muts(&mut next),
-                &[],
-                free,
-                0.0,
-                None,
-            );
+            constraint.delta_pass::<L>(&nb, &lambda, &wall, muts(&mut next), &[], free, 0.0, None);
             next
         }
         let (lists, at) = (&self.lists, refs(&sorted));
@@ -1918,8 +1907,8 @@ mod tests {
             quads: &quads,
         };
         let (mut density, mut lambda) = (vec![0.0; n], vec![0.0; n]);
-        let mut wall: [Vec<f32>; 3] = core::array::from_fn(|_| vec![0.0; n]);
-        constraint.lambda_pass::<f32>(&nb, &mut density, &mut lambda, muts(&mut wall));
+        let mut wall = WallGradient::<3>::new(n);
+        constraint.lambda_pass::<f32>(&nb, &mut density, &mut lambda, &mut wall);
         let mut out: Vec<(u64, f32)> = s.ids.iter().copied().zip(density).collect();
         out.sort_by_key(|e| e.0);
         out
