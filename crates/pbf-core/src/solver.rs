@@ -120,6 +120,57 @@ const FAST_MOST: usize = 2048;
 /// average, at most 38.
 const MISSING_MOST: usize = 256;
 
+/// Moved particles a task of [`Solver::repair_lists`] takes.
+const REPAIR_CHUNK: usize = 64;
+
+/// The scratch of one chunk of [`Solver::repair_lists`]: the particles around a point,
+/// and the missing pairs the chunk's moved particles found.
+#[derive(Debug, Clone, Default)]
+struct RepairScratch {
+    nearby: Vec<u32>,
+    pairs: Vec<(u32, u32)>,
+}
+
+/// The width of [`Solver::repair_lists`]' cells of the moved particles, in h: a little
+/// more than h, so that two particles the lists' distance test puts within h (in
+/// `f32`) lie in neighbouring cells by the cells' `f64` arithmetic.
+const MOVER_CELL: f64 = 1.001;
+
+/// The cell of `p` among cells `cell` wide, as a key whose order is the lexicographic
+/// order of the cell coordinates (whole cells from the origin, each clamped to
+/// +-2^20 and stored in 21 bits: far-out points share the outermost cells, which only
+/// adds candidates).
+fn mover_cell<const D: usize>(p: [f32; D], cell: f64) -> u64 {
+    const FAR: f64 = (1u32 << 20) as f64;
+    (0..D).fold(0, |key, a| {
+        let c = (f64::from(p[a]) / cell).floor().clamp(-FAR, FAR - 2.0) + FAR;
+        (key << 21) | c as u64
+    })
+}
+
+/// The `3^(D-1)` runs of cells around the cell `centre` (a [`mover_cell`] key): for
+/// each offset of the first `D - 1` axes, the keys of the cells from the last axis'
+/// `-1` to its `+1`, first and last; no run twice, and none of a coordinate below 0
+/// (which holds no point).
+fn columns_around<const D: usize>(centre: u64) -> impl Iterator<Item = (u64, u64)> {
+    const MASK: u64 = (1 << 21) - 1;
+    let coordinate = move |a: usize| (centre >> (21 * (D - 1 - a))) & MASK;
+    (0..3usize.pow(D as u32 - 1)).filter_map(move |code| {
+        let mut rest = code;
+        let mut key = 0;
+        for a in 0..D - 1 {
+            // No cell below 0 (the coordinates are at most MASK - 1, so the one above
+            // always exists): each run once.
+            let c = (coordinate(a) + (rest % 3) as u64).checked_sub(1)?;
+            key = (key << 21) | c;
+            rest /= 3;
+        }
+        let last = coordinate(D - 1);
+        let (lo, hi) = (last.saturating_sub(1), last + 1);
+        Some(((key << 21) | lo, (key << 21) | hi))
+    })
+}
+
 /// The skin of the next neighbour search (see [`SKINS`]) for `n` particles of which
 /// `past[k]` had moved more than half of `SKINS[k]` by the end of the last step (since
 /// the lists it used were built): the narrowest that at most [`skin_budget`] passed.
@@ -270,11 +321,16 @@ pub struct Solver<const D: usize> {
     /// constraint iterations): how far the particles of each chunk moved since the
     /// lists were built.
     drift: Vec<Drift>,
-    /// Scratch of [`Self::repair_lists`]: the particles around a point, the particles
-    /// that moved more than half the skin and the pairs missing from the lists.
-    nearby: Vec<u32>,
+    /// Scratch of [`Self::repair_lists`]: the particles that moved more than half the
+    /// skin and the pairs missing from the lists.
     moved: Vec<u32>,
     missing: Vec<(u32, u32)>,
+    /// Scratch of [`Self::repair_lists`]: the moved particles by the cells of their
+    /// current positions ([`mover_cell`]), each with its place in `moved`.
+    mover_cells: Vec<(u64, u32)>,
+    /// Scratch of [`Self::repair_lists`]: one for each [`REPAIR_CHUNK`] moved
+    /// particles.
+    repair_scratch: Vec<RepairScratch>,
     /// The predicted positions and one more value per particle, packed for the passes'
     /// gathers ([`crate::lists::pack`]).
     quads: Vec<[f32; 4]>,
@@ -366,9 +422,10 @@ impl<const D: usize> Solver<D> {
             tallies: Vec::new(),
             movers: Vec::new(),
             drift: Vec::new(),
-            nearby: Vec::new(),
             moved: Vec::new(),
             missing: Vec::new(),
+            mover_cells: Vec::new(),
+            repair_scratch: Vec::new(),
             quads: Vec::new(),
             velocity_quads: Vec::new(),
             coarse: Box::default(),
@@ -1399,11 +1456,24 @@ impl<const D: usize> Solver<D> {
         // as a particle may have candidates), taken with the first search rather than
         // in some later step.
         let limit = self.candidate_limit();
-        if self.nearby.capacity() < limit {
-            self.nearby.reserve(limit);
-        }
         if self.moved.capacity() < FAST_MOST {
             self.moved.reserve(FAST_MOST);
+        }
+        if self.mover_cells.capacity() < FAST_MOST {
+            self.mover_cells.reserve(FAST_MOST);
+        }
+        // A chunk's pairs stop one past MISSING_MOST.
+        let chunks = FAST_MOST.div_ceil(REPAIR_CHUNK);
+        if self.repair_scratch.len() < chunks {
+            self.repair_scratch.resize_with(chunks, || RepairScratch {
+                nearby: Vec::with_capacity(limit),
+                pairs: Vec::with_capacity(MISSING_MOST + 1),
+            });
+        }
+        for part in &mut self.repair_scratch {
+            if part.nearby.capacity() < limit {
+                part.nearby.reserve(limit);
+            }
         }
         if self.missing.capacity() < MISSING_MOST {
             self.missing.reserve(MISSING_MOST);
@@ -1477,9 +1547,11 @@ impl<const D: usize> Solver<D> {
     /// the pair was found; such a `j` that did not move far was within `h + skin / 2`
     /// (less than the lists' radius) of `f`'s current position when the grid was
     /// built, so a query of the grid around that position finds it; the moved ones
-    /// are compared with each other directly. Every pair within h missing from the
-    /// lists is added to both particles' lists ([`NeighbourLists::insert`]), in
-    /// ascending order of the pairs, so the result depends on the positions alone.
+    /// find each other in cells of their current positions ([`mover_cell`]). The
+    /// moved particles are taken in chunks on the threads, each chunk collecting its
+    /// pairs; every pair within h missing from the lists is then added to both
+    /// particles' lists ([`NeighbourLists::insert`]), in ascending order of the pairs,
+    /// so the result depends on the positions alone.
     ///
     /// Whether it gives up depends on `built` and the predicted positions alone, not
     /// on what earlier repairs added: it counts the pairs within h that are not within
@@ -1538,23 +1610,73 @@ impl<const D: usize> Solver<D> {
                 && pbf_kernels::within(pbf_kernels::norm2(d), h2)
                 && !pbf_kernels::within(pbf_kernels::norm2(e), r2)
         };
+        // A moved particle that is not finite has no place in a grid: search.
+        let finite = |f: u32| (0..D).all(|a| now[a][f as usize].is_finite());
+        if !self.moved.iter().all(|&f| finite(f)) {
+            return false;
+        }
+        // The moved ones by the cells of their current positions, cells a little wider
+        // than h: a moved particle within h of another is in one of the 3^D cells
+        // around it. (Comparing every pair of them took about half of a repair's time
+        // in the 97k dam break's splash, with 1,000-2,000 of them.)
+        let cell = f64::from(self.kernel.h()) * MOVER_CELL;
+        let cells = &mut self.mover_cells;
+        cells.clear();
+        cells.extend(self.moved.iter().enumerate().map(|(k, &f)| {
+            let p: [f32; D] = core::array::from_fn(|a| now[a][f as usize]);
+            (mover_cell(p, cell), k as u32)
+        }));
+        cells.sort_unstable();
+        // The moved ones in chunks on the threads, each chunk's pairs in its scratch.
+        let chunks = self.moved.len().div_ceil(REPAIR_CHUNK);
+        let scratch = &mut self.repair_scratch[..chunks];
+        let (grid, moved, cells) = (&self.grid, &self.moved, &self.mover_cells);
+        crate::parallel::for_each_block(scratch, 1, &|c, part| {
+            let RepairScratch { nearby, pairs } = &mut part[0];
+            pairs.clear();
+            let first = c * REPAIR_CHUNK;
+            for (k, &f) in moved.iter().enumerate().skip(first).take(REPAIR_CHUNK) {
+                let p: [f32; D] = core::array::from_fn(|a| now[a][f as usize]);
+                // Finite (checked above), and `built` is the grid's: no error.
+                grid.query(built, p, nearby)
+                    .expect("a finite query of the lists' grid");
+                // More than MISSING_MOST pairs make the repair give up: no need to
+                // find more.
+                let unmoved = nearby.iter().filter(|&&j| !displaced(j as usize));
+                for &j in unmoved.filter(|&&j| unbuilt(f as usize, j)) {
+                    if pairs.len() > MISSING_MOST {
+                        return;
+                    }
+                    pairs.push((f.min(j), f.max(j)));
+                }
+                // Each pair of two moved particles once: from the first of them (the
+                // moved ones ascend).
+                for (lo, hi) in columns_around::<D>(mover_cell(p, cell)) {
+                    let from = cells.partition_point(|c| c.0 < lo);
+                    let to = from + cells[from..].partition_point(|c| c.0 <= hi);
+                    for &(_, m) in &cells[from..to] {
+                        let j = moved[m as usize];
+                        if m as usize > k && unbuilt(f as usize, j) {
+                            if pairs.len() > MISSING_MOST {
+                                return;
+                            }
+                            pairs.push((f.min(j), f.max(j)));
+                        }
+                    }
+                }
+            }
+        });
+        let found: usize = self.repair_scratch[..chunks]
+            .iter()
+            .map(|s| s.pairs.len())
+            .sum();
+        if found > MISSING_MOST {
+            return false;
+        }
         let pairs = &mut self.missing;
         pairs.clear();
-        for (k, &f) in self.moved.iter().enumerate() {
-            let p: [f32; D] = core::array::from_fn(|a| now[a][f as usize]);
-            if self.grid.query(built, p, &mut self.nearby).is_err() {
-                return false;
-            }
-            // Each pair once: a pair of two moved particles from the first of them,
-            // among the moved ones.
-            let unmoved = self.nearby.iter().filter(|&&j| !displaced(j as usize));
-            let found = unmoved.chain(&self.moved[k + 1..]);
-            for &j in found.filter(|&&j| unbuilt(f as usize, j)) {
-                if pairs.len() == MISSING_MOST {
-                    return false;
-                }
-                pairs.push((f.min(j), f.max(j)));
-            }
+        for part in &self.repair_scratch[..chunks] {
+            pairs.extend_from_slice(&part.pairs);
         }
         pairs.sort_unstable();
         for &(i, j) in pairs.iter() {
@@ -2221,6 +2343,106 @@ mod tests {
         let before = all_lists(&s);
         assert!(!repair(&mut s));
         assert_eq!(all_lists(&s), before, "unchanged");
+    }
+
+    #[test]
+    fn many_moved_particles_are_mended_with_each_other() {
+        // A 24^3 lattice (up to 432 moved particles are mended): the 216 particles of
+        // a block, several of the repair's chunks of them, each jump 0.011-0.016 on
+        // every axis, past half the skin (0.01). Pairs of them 0.2236 apart (outside
+        // the lists' radius, 0.22) come within h.
+        let mut points = Vec::new();
+        for i in 0..24 {
+            for j in 0..24 {
+                for k in 0..24 {
+                    points.push([i as f32 * 0.1, j as f32 * 0.1, k as f32 * 0.1]);
+                }
+            }
+        }
+        let mut s = built(&points);
+        let block: Vec<[f32; 3]> = points
+            .iter()
+            .copied()
+            .filter(|p| p.iter().all(|&c| (0.75..1.35).contains(&c)))
+            .collect();
+        assert!(block.len() > 2 * REPAIR_CHUNK && block.len() <= s.len() / FAST_FRACTION);
+        let mut state = 7u64;
+        let mut jitter = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let u = (state >> 40) as f32 / (1u64 << 24) as f32;
+            if u < 0.5 {
+                -0.011 - 0.01 * u
+            } else {
+                0.011 + 0.01 * (u - 0.5)
+            }
+        };
+        for p in &block {
+            let by = [jitter(), jitter(), jitter()];
+            shift(&mut s, *p, by);
+        }
+        // Missing pairs of two moved particles, and with unmoved ones.
+        let moved = |i: usize| {
+            let d: [f32; 3] = core::array::from_fn(|a| s.predicted[a][i] - s.built[a][i]);
+            norm2(d) > s.half_skin2()
+        };
+        let (p, h2, n) = (&s.predicted, s.kernel.h2(), s.len());
+        let missing: Vec<(usize, usize)> = (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+            .filter(|&(i, j)| {
+                let d: [f32; 3] = core::array::from_fn(|a| p[a][i] - p[a][j]);
+                within(norm2(d), h2) && !s.lists.contains(i, j as u32)
+            })
+            .collect();
+        let both = missing
+            .iter()
+            .filter(|&&(i, j)| moved(i) && moved(j))
+            .count();
+        assert!(
+            both > 0 && missing.len() <= MISSING_MOST,
+            "{both} of {}",
+            missing.len()
+        );
+        assert!(mendable(&s));
+        repaired(&mut s);
+    }
+
+    #[test]
+    fn the_moved_particles_cells_hold_every_pair_within_h() {
+        // Two points within h lie in neighbouring cells (the runs of cells around one
+        // hold the other), also across the origin, far out and between clamped cells.
+        let h = 0.2f32;
+        let cell = f64::from(h) * MOVER_CELL;
+        let mut state = 3u64;
+        let mut unit = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        for scale in [1.0f32, 1e3, 3e5, 1e9] {
+            for _ in 0..2000 {
+                let p: [f32; 3] = core::array::from_fn(|_| (unit() - 0.5) * scale);
+                let q: [f32; 3] = core::array::from_fn(|a| p[a] + (unit() - 0.5) * 2.0 * h);
+                let d: [f32; 3] = core::array::from_fn(|a| p[a] - q[a]);
+                if !within(norm2(d), h * h) {
+                    continue;
+                }
+                let key = mover_cell(q, cell);
+                let found = columns_around::<3>(mover_cell(p, cell))
+                    .filter(|&(lo, hi)| (lo..=hi).contains(&key))
+                    .count();
+                assert_eq!(found, 1, "{p:?} {q:?}");
+                let (p2, q2) = ([p[0], p[1]], [q[0], q[1]]);
+                let key = mover_cell(q2, cell);
+                assert!(
+                    columns_around::<2>(mover_cell(p2, cell))
+                        .any(|(lo, hi)| (lo..=hi).contains(&key)),
+                    "{p2:?} {q2:?}"
+                );
+            }
+        }
     }
 
     #[test]
