@@ -93,9 +93,11 @@ pub(crate) const WIDEST_SKIN: f32 = SKINS[SKINS.len() - 1];
 /// step for the next search to take that skin (see [`SKINS`]): a quarter of what
 /// `Solver::repair_lists` mends before it searches instead (so the next step may move
 /// up to four times as many), and no more than one in 256 (at most 512). Each moved
-/// particle costs about 2.5 µs of one thread at every check that finds it moved, while a skin 0.02 h
-/// narrower saves about 5% of the passes; at one particle in 256 the two are about
-/// even on the 97k dam break.
+/// particle costs about 2.5 µs of a thread at every check that finds it moved, while a
+/// skin 0.02 h narrower saves about 5% of the passes; at one particle in 256 the two
+/// are about even on the 97k dam break. (With the repair on two threads, budgets of
+/// one in 128 and one in 64 took narrower skins more often, 36.6 and 36.1 list entries
+/// a particle instead of 37.3, but the steps were no faster within the noise.)
 pub(crate) fn skin_budget(n: usize) -> usize {
     (n / 256).min((n / FAST_FRACTION).min(FAST_MOST) / 4)
 }
@@ -105,12 +107,12 @@ pub(crate) fn skin_budget(n: usize) -> usize {
 /// searches again instead: a check costs about ten times a particle's share of a
 /// search. Raised from 1/64 and 1024 with the adaptive skin: in the 97k dam break's
 /// splash more than 1024 particles may pass half the skin within a step, and mending
-/// up to 2048 (a few ms on one thread) costs less than the second search it spares
+/// up to 2048 (a few ms of a thread) costs less than the second search it spares
 /// (about 7.5 ms on two): 60 fewer searches over steps 36-582, the step 2-6% faster.
 const FAST_FRACTION: usize = 32;
 
-/// See [`FAST_FRACTION`]: the check runs on one thread, and also compares the moved
-/// particles with each other.
+/// See [`FAST_FRACTION`]: each moved particle's check queries the grid and the cells
+/// of the other moved ones.
 const FAST_MOST: usize = 2048;
 
 /// The most pairs `Solver::repair_lists` adds to the lists before it searches again
