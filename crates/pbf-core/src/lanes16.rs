@@ -230,30 +230,11 @@ impl Lane for F32x16 {
         let hv = unsafe { _mm512_set1_ps(h) };
         let last = unsafe { _mm512_set1_epi32((SAMPLES - 2) as i32) };
         let steps = unsafe { _mm512_set1_ps((SAMPLES - 1) as f32) };
-        // Sample k of a table for every lane: `k` is at most SAMPLES - 2 (below).
+        // Sample k + next of a table for every lane: `k` is at most SAMPLES - 2 (below).
         let read = |table: &[f32; SAMPLES], k: &[u32; 16], next: usize| {
-            // SAFETY: `k[l] + next <= SAMPLES - 1`, inside the table.
-            let at = |l: usize| unsafe { *table.get_unchecked(k[l] as usize + next) };
-            F32x16(unsafe {
-                core::arch::x86_64::_mm512_setr_ps(
-                    at(0),
-                    at(1),
-                    at(2),
-                    at(3),
-                    at(4),
-                    at(5),
-                    at(6),
-                    at(7),
-                    at(8),
-                    at(9),
-                    at(10),
-                    at(11),
-                    at(12),
-                    at(13),
-                    at(14),
-                    at(15),
-                )
-            })
+            // SAFETY: `k[l] + next <= SAMPLES - 1`, so `k[l]` is inside the table from
+            // sample `next` on.
+            unsafe { Self::gather(&table[next..], k) }
         };
         for a in 0..D {
             let faces = [

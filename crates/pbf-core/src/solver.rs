@@ -2117,10 +2117,15 @@ mod tests {
     }
 
     fn lattice() -> Vec<[f32; 3]> {
+        cube(8)
+    }
+
+    /// `side^3` points 0.1 apart from the origin.
+    fn cube(side: usize) -> Vec<[f32; 3]> {
         let mut points = Vec::new();
-        for i in 0..8 {
-            for j in 0..8 {
-                for k in 0..8 {
+        for i in 0..side {
+            for j in 0..side {
+                for k in 0..side {
                     points.push([i as f32 * 0.1, j as f32 * 0.1, k as f32 * 0.1]);
                 }
             }
@@ -2353,14 +2358,7 @@ mod tests {
         // a block, several of the repair's chunks of them, each jump 0.011-0.016 on
         // every axis, past half the skin (0.01). Pairs of them 0.2236 apart (outside
         // the lists' radius, 0.22) come within h.
-        let mut points = Vec::new();
-        for i in 0..24 {
-            for j in 0..24 {
-                for k in 0..24 {
-                    points.push([i as f32 * 0.1, j as f32 * 0.1, k as f32 * 0.1]);
-                }
-            }
-        }
+        let points = cube(24);
         let mut s = built(&points);
         let block: Vec<[f32; 3]> = points
             .iter()
@@ -2451,14 +2449,7 @@ mod tests {
     fn lists_are_not_repaired_for_many_missing_pairs() {
         // A 24^3 lattice: up to 216 moved particles may be checked. 204 of them, a
         // slab, move 0.6 h into the fluid, which brings more than MISSING_MOST pairs.
-        let mut points = Vec::new();
-        for i in 0..24 {
-            for j in 0..24 {
-                for k in 0..24 {
-                    points.push([i as f32 * 0.1, j as f32 * 0.1, k as f32 * 0.1]);
-                }
-            }
-        }
+        let points = cube(24);
         let mut s = built(&points);
         let movers: Vec<[f32; 3]> = points
             .iter()
