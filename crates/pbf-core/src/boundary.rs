@@ -295,18 +295,23 @@ mod tests {
             tables: &tables,
         };
         for chunk in points.chunks_exact(L::WIDTH) {
-            let p: [L; 3] = core::array::from_fn(|a| {
-                let column: Vec<f32> = chunk.iter().map(|q| q[a]).collect();
-                let index: Vec<u32> = (0..L::WIDTH as u32).collect();
-                // SAFETY: the indices are below `column.len()`.
-                #[allow(unsafe_code)]
-                unsafe {
-                    L::gather(&column, &index)
-                }
+            // The lanes made and read inside `L::run`, as the passes do.
+            let (share, grad) = L::run(|| {
+                let p: [L; 3] = core::array::from_fn(|a| {
+                    let column: Vec<f32> = chunk.iter().map(|q| q[a]).collect();
+                    let index: Vec<u32> = (0..L::WIDTH as u32).collect();
+                    // SAFETY: the indices are below `column.len()`.
+                    #[allow(unsafe_code)]
+                    unsafe {
+                        L::gather(&column, &index)
+                    }
+                });
+                let (share, grad) = L::walls(&walls, p);
+                (
+                    crate::lanes::lanes(share, L::WIDTH),
+                    grad.map(|g| crate::lanes::lanes(g, L::WIDTH)),
+                )
             });
-            let (share, grad) = L::run(|| L::walls(&walls, p));
-            let share = crate::lanes::lanes(share, L::WIDTH);
-            let grad = grad.map(|g| crate::lanes::lanes(g, L::WIDTH));
             for (l, q) in chunk.iter().enumerate() {
                 let (phi, g) = walls.density_and_gradient(*q);
                 assert_eq!(share[l].to_bits(), phi.to_bits(), "{q:?}");

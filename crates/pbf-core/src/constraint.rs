@@ -251,25 +251,31 @@ impl<'a, const D: usize> Constraint<'a, D> {
     }
 
     /// The walls' density share and constraint gradient of the first `width` lanes of
-    /// the group whose particles are `members` (at least a group's width of them; the
-    /// positions are the quads'), by [`Lane::walls`]: zeros when `near_walls` is
-    /// false (every particle of the group clear of the walls, by
-    /// [`Constraint::near_walls`]), where the walls add nothing.
+    /// the group from lane `first` of `nb`'s lists (at their quads' positions), by
+    /// [`Lane::walls`]: zeros when `near_walls` is false (every particle of the group
+    /// clear of the walls, by [`Constraint::near_walls`]), where the walls add
+    /// nothing.
+    ///
+    /// # Panics
+    /// When the quads and the lists are not of the same particles (a bug in the
+    /// caller).
     #[inline(always)]
     #[allow(unsafe_code)]
     pub(crate) fn walls_of<L: Lane>(
         &self,
-        quads: &[[f32; 4]],
-        members: &[u32],
+        nb: &Neighbourhood<'_, D>,
+        first: usize,
         width: usize,
         near_walls: bool,
     ) -> ([f32; GROUP], [[f32; GROUP]; D]) {
         if !near_walls {
             return ([0.0; GROUP], [[0.0; GROUP]; D]);
         }
-        // SAFETY: the members are particles of the lists, below the quads' length (the
-        // callers' neighbourhoods pair the quads with the lists).
-        let own = unsafe { L::gather4(quads, members) };
+        assert_eq!(nb.quads.len(), nb.lists.len(), "quads and lists");
+        // SAFETY: the members are particles of the lists' last build, below
+        // `nb.lists.len()` (`NeighbourLists`' invariant), the quads' length (asserted
+        // above).
+        let own = unsafe { L::gather4(nb.quads, nb.lists.members(first)) };
         let (share, grad) = L::walls(&self.boundary, core::array::from_fn(|a| own[a]));
         (lanes(share, width), grad.map(|g| lanes(g, width)))
     }
@@ -310,11 +316,11 @@ impl<'a, const D: usize> Constraint<'a, D> {
     /// under `Auto` times `k rho0 / rho_i` where `rho_i > k rho0`, `k` the
     /// [`COMPRESSION_KNEE`]) with
     /// `C_i = rho_i / rho0 - 1` (clamped at 0 when unilateral), and the walls' share
-    /// of the constraint gradient (`wall_gradient`, which the delta pass at the same
-    /// positions reads instead of computing it again). That is written only for the
-    /// groups a wall may reach ([`Self::near_walls`]); elsewhere it is 0, and the delta
-    /// pass, which asks the same of the same positions, does not read it. At 1M
-    /// particles, where the three arrays stream from memory, that made the constraint
+    /// of the constraint gradient (`walls`, which the delta pass at the same positions
+    /// reads instead of computing it again). That is written only for the groups a
+    /// wall may reach ([`Self::near_walls`]), which `walls.near` marks for the delta
+    /// pass; elsewhere it is 0, and the delta pass does not read it. At 1M particles,
+    /// where the gradient's three arrays stream from memory, that made the constraint
     /// phase 1-4% faster on one thread (alternating runs), with the same bits. The
     /// neighbour counts of the step's diagnostics come from the XSPH pass, at the
     /// final positions.
@@ -363,10 +369,9 @@ impl<'a, const D: usize> Constraint<'a, D> {
                     let w_sum = lanes(w_sum, width);
                     let (grad_sq, grad_sum) =
                         (lanes(grad_sq, width), grad_sum.map(|g| lanes(g, width)));
-                    let all = nb.lists.members(first);
-                    let members = &all[..width];
+                    let members = &nb.lists.members(first)[..width];
                     let near_walls = self.near_walls(nb.quads, members);
-                    let (share, walls) = self.walls_of::<L>(nb.quads, all, width, near_walls);
+                    let (share, walls) = self.walls_of::<L>(nb, first, width, near_walls);
                     for (l, &i) in members.iter().enumerate() {
                         let k = i as usize - start;
                         let wall_grad: [f32; D] = core::array::from_fn(|a| walls[a][l]);

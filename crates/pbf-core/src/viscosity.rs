@@ -52,7 +52,7 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
                 // length of every velocity component (asserted above).
                 let vi: [L; D] =
                     core::array::from_fn(|a| unsafe { L::gather(velocity[a], members) });
-                let (all, members) = (members, &members[..width]);
+                let members = &members[..width];
                 let zero = L::splat(0.0);
                 let mut xsph = [zero; D];
                 let mut curl = [zero; 3];
@@ -87,7 +87,7 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
                 let curl = curl.map(|v| lanes(v, width));
                 let (w_sum, within) = (lanes(w_sum, width), lanes(within, width));
                 let near_walls = constraint.near_walls(nb.quads, members);
-                let (share, _) = constraint.walls_of::<L>(nb.quads, all, width, near_walls);
+                let (share, _) = constraint.walls_of::<L>(nb, first, width, near_walls);
                 for (l, &i) in members.iter().enumerate() {
                     let (i, k) = (i as usize, i as usize - start);
                     density[k] = constraint.density_from(w_sum[l], share[l]);
