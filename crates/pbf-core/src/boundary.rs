@@ -128,13 +128,6 @@ impl<const D: usize> Boundary<'_, D> {
     pub(crate) fn density_and_gradient(&self, p: [f32; D]) -> (f32, [f32; D]) {
         let mut phi = 0.0f32;
         let mut grad = [0.0f32; D];
-        let mut add = |d: f32, n: [f32; D]| {
-            let (share, slope) = self.tables.at(d);
-            phi += share;
-            for a in 0..D {
-                grad[a] -= slope * n[a];
-            }
-        };
         let (lo, hi) = (self.domain.lo(), self.domain.hi());
         // Most particles are at least h from every face: no face adds anything (the
         // same bits as adding their zeros: the sums stay +0, and a gradient that is
@@ -153,11 +146,11 @@ impl<const D: usize> Boundary<'_, D> {
             let (below, above) = (p[a] - lo[a], hi[a] - p[a]);
             if below < h {
                 n[a] = 1.0;
-                add(below, n);
+                self.add_wall(below, n, &mut phi, &mut grad);
             }
             if above < h {
                 n[a] = -1.0;
-                add(above, n);
+                self.add_wall(above, n, &mut phi, &mut grad);
             }
         }
         self.add_colliders(p, &mut phi, &mut grad);
@@ -175,11 +168,18 @@ impl<const D: usize> Boundary<'_, D> {
             .filter(|c| !c.clear_of(p, self.tables.h))
         {
             let (d, n) = c.distance_and_normal(p);
-            let (share, slope) = self.tables.at(d);
-            *phi += share;
-            for a in 0..D {
-                grad[a] -= slope * n[a];
-            }
+            self.add_wall(d, n, phi, grad);
+        }
+    }
+
+    /// Adds the share of a wall at distance `d` with normal `n` (into the fluid):
+    /// `Phi(d)` to `phi`, `-A(d) n` to `grad`.
+    #[inline(always)]
+    fn add_wall(&self, d: f32, n: [f32; D], phi: &mut f32, grad: &mut [f32; D]) {
+        let (share, slope) = self.tables.at(d);
+        *phi += share;
+        for a in 0..D {
+            grad[a] -= slope * n[a];
         }
     }
 }

@@ -56,6 +56,22 @@ pub(crate) fn available() -> bool {
 #[repr(transparent)]
 pub(crate) struct F32x16(__m512);
 
+impl F32x16 {
+    /// The sixteen lanes in order.
+    #[inline(always)]
+    fn to_array(self) -> [f32; 16] {
+        // SAFETY: sixteen `f32` in lane order.
+        unsafe { core::mem::transmute::<__m512, [f32; 16]>(self.0) }
+    }
+
+    /// Sixteen lanes from `a`, in order.
+    #[inline(always)]
+    fn from_array(a: [f32; 16]) -> Self {
+        // SAFETY: sixteen `f32` in lane order.
+        Self(unsafe { core::mem::transmute::<[f32; 16], __m512>(a) })
+    }
+}
+
 /// A lane condition: one bit per lane.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Mask16(__mmask16);
@@ -278,9 +294,8 @@ impl Lane for F32x16 {
         if boundary.colliders.is_empty() {
             return (F32x16(phi), grad.map(F32x16));
         }
-        // SAFETY: sixteen `f32` in lane order.
-        let spread = |v: __m512| unsafe { core::mem::transmute::<__m512, [f32; 16]>(v) };
-        let (p, mut phi, mut grad) = (p.map(|v| spread(v.0)), spread(phi), grad.map(spread));
+        let spread = |v: __m512| F32x16(v).to_array();
+        let (p, mut phi, mut grad) = (p.map(Self::to_array), spread(phi), grad.map(spread));
         for l in 0..16 {
             let mut g: [f32; D] = core::array::from_fn(|a| grad[a][l]);
             boundary.add_colliders(core::array::from_fn(|a| p[a][l]), &mut phi[l], &mut g);
@@ -288,9 +303,7 @@ impl Lane for F32x16 {
                 grad[a][l] = g[a];
             }
         }
-        // SAFETY: sixteen `f32` in lane order.
-        let gather = |v: [f32; 16]| F32x16(unsafe { core::mem::transmute::<[f32; 16], __m512>(v) });
-        (gather(phi), grad.map(gather))
+        (Self::from_array(phi), grad.map(Self::from_array))
     }
     #[inline(always)]
     unsafe fn gather<I: Index>(s: &[f32], idx: &[I]) -> Self {
@@ -389,8 +402,7 @@ impl Lane for F32x16 {
     }
     #[inline(always)]
     fn store(self, out: &mut [f32]) {
-        // SAFETY: sixteen `f32` in lane order.
-        let all = unsafe { core::mem::transmute::<__m512, [f32; 16]>(self.0) };
+        let all = self.to_array();
         let n = out.len().min(16);
         out[..n].copy_from_slice(&all[..n]);
     }
@@ -403,13 +415,11 @@ mod tests {
     use proptest::prelude::*;
 
     fn lanes(v: F32x16) -> [f32; 16] {
-        // SAFETY: sixteen `f32` in lane order.
-        unsafe { core::mem::transmute::<__m512, [f32; 16]>(v.0) }
+        v.to_array()
     }
 
     fn from(a: [f32; 16]) -> F32x16 {
-        // SAFETY: sixteen `f32` in lane order.
-        F32x16(unsafe { core::mem::transmute::<[f32; 16], __m512>(a) })
+        F32x16::from_array(a)
     }
 
     proptest! {

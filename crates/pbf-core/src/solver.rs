@@ -131,8 +131,7 @@ const REPAIR_CHUNK: usize = 64;
 struct RepairScratch {
     nearby: Vec<u32>,
     pairs: Vec<(u32, u32)>,
-    /// Whether a grid query of the chunk failed (not expected: the moved particles
-    /// are finite and the grid is the lists').
+    /// Whether a grid query of the chunk failed (a moved particle not finite).
     failed: bool,
 }
 
@@ -144,7 +143,8 @@ const MOVER_CELL: f64 = 1.001;
 /// The cell of `p` among cells `cell` wide, as a key whose order is the lexicographic
 /// order of the cell coordinates (whole cells from the origin, each clamped to
 /// `-2^20..=2^20 - 2` and stored in 21 bits, so that the cell above always has a
-/// coordinate: far-out points share the outermost cells, which only adds candidates).
+/// coordinate: far-out points share the outermost cells, which only adds candidates; a
+/// NaN coordinate takes cell 0, and its particle makes the repair give up).
 fn mover_cell<const D: usize>(p: [f32; D], cell: f64) -> u64 {
     const FAR: f64 = (1u32 << 20) as f64;
     (0..D).fold(0, |key, a| {
@@ -1581,10 +1581,6 @@ impl<const D: usize> Solver<D> {
     /// ([`Self::half_skin2_of`]); the repair then takes its movers from that count
     /// instead of counting them again.
     fn repair_lists(&mut self, allowed: f32, counted: Option<usize>) -> bool {
-        if self.repair_scratch.len() < FAST_MOST.div_ceil(REPAIR_CHUNK) {
-            // Lists that came without a search or a restore (`reserve_repair`).
-            self.reserve_repair();
-        }
         let n = self.len();
         let (now, built) = (refs(&self.predicted), refs(&self.built));
         let displaced = |i: usize| {
@@ -1625,11 +1621,6 @@ impl<const D: usize> Solver<D> {
                 && pbf_kernels::within(pbf_kernels::norm2(d), h2)
                 && !pbf_kernels::within(pbf_kernels::norm2(e), r2)
         };
-        // A moved particle that is not finite has no place in a grid: search.
-        let finite = |f: u32| (0..D).all(|a| now[a][f as usize].is_finite());
-        if !self.moved.iter().all(|&f| finite(f)) {
-            return false;
-        }
         // The moved ones by the cells of their current positions, cells a little wider
         // than h: a moved particle within h of another is in one of the 3^D cells
         // around it. (Comparing every pair of them took about half of a repair's time
@@ -1643,6 +1634,7 @@ impl<const D: usize> Solver<D> {
         }));
         cells.sort_unstable();
         // The moved ones in chunks on the threads, each chunk's pairs in its scratch.
+        // Reserved with the lists (`reserve_repair`), which a repair needs.
         let chunks = self.moved.len().div_ceil(REPAIR_CHUNK);
         let scratch = &mut self.repair_scratch[..chunks];
         let (grid, moved, cells) = (&self.grid, &self.moved, &self.mover_cells);
@@ -1657,10 +1649,9 @@ impl<const D: usize> Solver<D> {
             let first = c * REPAIR_CHUNK;
             for (k, &f) in moved.iter().enumerate().skip(first).take(REPAIR_CHUNK) {
                 let p: [f32; D] = core::array::from_fn(|a| now[a][f as usize]);
-                // Finite (checked above), and `built` is the grid's: no error, but
-                // should one come, the chunk fails and the repair gives up.
+                // A moved particle that is not finite has no place in the grid: the
+                // chunk fails, and the repair gives up.
                 if grid.query(built, p, nearby).is_err() {
-                    debug_assert!(false, "a finite query of the lists' grid failed");
                     *failed = true;
                     return;
                 }
@@ -2387,6 +2378,18 @@ mod tests {
                 s.density[i]
             );
         }
+    }
+
+    #[test]
+    fn lists_are_not_repaired_around_a_particle_that_is_not_finite() {
+        // Its grid query fails: the repair gives up, and the step searches (and
+        // reports the divergence).
+        let mut s = built(&lattice());
+        shift(&mut s, [0.3, 0.3, 0.3], [0.0, 0.02, 0.0]);
+        s.predicted[0][100] = f32::NAN;
+        let before = all_lists(&s);
+        assert!(!repair(&mut s));
+        assert_eq!(all_lists(&s), before, "unchanged");
     }
 
     #[test]
