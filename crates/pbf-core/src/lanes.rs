@@ -111,12 +111,6 @@ pub(crate) trait Lane:
         dv: [Self; D],
         grad: [Self; D],
     ) -> [Self; 3];
-    fn vorticity_gradient<const D: usize>(
-        k: &Kernel<D>,
-        volume: Self,
-        d_magnitude: Self,
-        grad: [Self; D],
-    ) -> [Self; D];
     /// The walls' density share and constraint gradient at the lanes' positions `p`:
     /// lane by lane the bits of [`Boundary::density_and_gradient`].
     fn walls<const D: usize>(boundary: &Boundary<'_, D>, p: [Self; D]) -> (Self, [Self; D]);
@@ -170,15 +164,6 @@ macro_rules! simd_lane_terms {
             grad: [Self; D],
         ) -> [Self; 3] {
             k.vorticity_term_lanes(volume, dv, grad)
-        }
-        #[inline(always)]
-        fn vorticity_gradient<const D: usize>(
-            k: &Kernel<D>,
-            volume: Self,
-            d_magnitude: Self,
-            grad: [Self; D],
-        ) -> [Self; D] {
-            k.vorticity_gradient_term_lanes(volume, d_magnitude, grad)
         }
     };
 }
@@ -274,15 +259,6 @@ impl Lane for f32 {
     ) -> [Self; 3] {
         k.vorticity_term(volume, dv, grad)
     }
-    #[inline(always)]
-    fn vorticity_gradient<const D: usize>(
-        k: &Kernel<D>,
-        volume: Self,
-        d_magnitude: Self,
-        grad: [Self; D],
-    ) -> [Self; D] {
-        k.vorticity_gradient_term(volume, d_magnitude, grad)
-    }
 }
 
 impl Lane for f32x8 {
@@ -353,6 +329,11 @@ impl Lane for f32x8 {
     }
     #[inline(always)]
     fn store(self, out: &mut [f32]) {
+        // A whole group as one store (see the sixteen lanes' `store`).
+        if let Ok(out) = <&mut [f32; 8]>::try_from(&mut *out) {
+            *out = self.to_array();
+            return;
+        }
         let n = out.len().min(8);
         out[..n].copy_from_slice(&self.to_array()[..n]);
     }

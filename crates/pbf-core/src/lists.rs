@@ -238,33 +238,20 @@ impl<'a, L: Lane> Slot<'a, L> {
         }
     }
 
-    /// `s[j]` for each lane's neighbour `j` ([`Lane::gather`]).
-    ///
-    /// # Safety
-    /// `s` holds at least the particles of the lists' last build (every neighbour is
-    /// one of them).
-    #[inline(always)]
-    pub(crate) unsafe fn gather(&self, s: &[f32]) -> L {
-        match self.entries {
-            // SAFETY: every index is below the lists' particles, at most `s.len()`
-            // (the caller's contract).
-            Columns::Wide(c) => unsafe { L::gather(s, c) },
-            // SAFETY: `base + offset` is a neighbour, below `s.len()` (the caller's
-            // contract): so is `base`, and every offset is below the rest's length.
-            Columns::Narrow(c, base) => unsafe { L::gather(s.get_unchecked(base as usize..), c) },
-        }
-    }
-
     /// `quads[j]` for each lane's neighbour `j` ([`Lane::gather4`]).
     ///
     /// # Safety
-    /// As for [`Self::gather`], `quads` for `s`.
+    /// `quads` holds at least the particles of the lists' last build (every neighbour
+    /// is one of them).
     #[inline(always)]
     pub(crate) unsafe fn gather4(&self, quads: &[[f32; 4]]) -> [L; 4] {
         match self.entries {
-            // SAFETY: as in `gather`.
+            // SAFETY: every index is below the lists' particles, at most
+            // `quads.len()` (the caller's contract).
             Columns::Wide(c) => unsafe { L::gather4(quads, c) },
-            // SAFETY: as in `gather`.
+            // SAFETY: `base + offset` is a neighbour, below `quads.len()` (the
+            // caller's contract): so is `base`, and every offset is below the rest's
+            // length.
             Columns::Narrow(c, base) => unsafe {
                 L::gather4(quads.get_unchecked(base as usize..), c)
             },
@@ -1504,16 +1491,6 @@ pub(crate) fn repack_extra<const D: usize>(quads: &mut [[f32; 4]], extra: &[f32]
     repack_with::<D>(quads, |i| extra[i]);
 }
 
-/// Replaces the extra value of every quad with the particle's volume ([`volume`]):
-/// [`pack_volumes`] for quads whose positions are already packed.
-pub(crate) fn repack_volumes<const D: usize>(quads: &mut [[f32; 4]], density: &[f32], mass: f32) {
-    assert!(
-        density.len() == quads.len(),
-        "repack: the density of every particle"
-    );
-    repack_with::<D>(quads, |i| volume(mass, density[i]));
-}
-
 /// `quads[i][D] = extra(i)`.
 fn repack_with<const D: usize>(quads: &mut [[f32; 4]], extra: impl Fn(usize) -> f32 + Sync) {
     for_each_chunk_of([quads], 1024, 64, &|start, [q]| {
@@ -1541,7 +1518,7 @@ impl<const D: usize> Neighbourhood<'_, D> {
     /// Every lane walks its list in order, so a sum over the calls adds each
     /// particle's terms in list order, at every width: the sixteen and eight lanes
     /// give the bits of one (`f32`). Gather other per-particle values by the
-    /// neighbours ([`Slot::gather`]), and the lanes' own by the members
+    /// neighbours as quads ([`Slot::gather4`]), and the lanes' own by the members
     /// ([`Lane::gather`]).
     ///
     /// # Panics
@@ -2030,8 +2007,7 @@ mod tests {
 
     /// The bits of a sum over every particle's neighbours at `width` lanes, of the
     /// quads (with an extra value) and of what a pass gathers by the slot's
-    /// neighbours besides: a value (`Slot::gather`) and other quads
-    /// (`Slot::gather4`).
+    /// neighbours besides: other quads (`Slot::gather4`).
     fn pass_sums(lists: &NeighbourLists, positions: [&[f32]; 3], h: f32, width: usize) -> Vec<u32> {
         let n = positions[0].len();
         let extra: Vec<f32> = (0..n).map(|i| i as f32).collect();
@@ -2049,16 +2025,16 @@ mod tests {
         fn run<L: Lane>(
             nb: &Neighbourhood<'_, 3>,
             kernel: &pbf_kernels::Kernel<3>,
-            (other, others): (&[f32], &[[f32; 4]]),
+            others: &[[f32; 4]],
             out: &mut [u32],
         ) {
             L::run(|| {
                 for_each_group::<L>(0, out.len(), |first, width| {
                     let mut sum = L::splat(0.0);
                     nb.for_each_slot::<L>(first, |j, x, r2, extra| {
-                        // SAFETY: both arrays have the lists' particles.
-                        let (o, q) = unsafe { (j.gather(other), j.gather4(others)) };
-                        sum += L::poly6(kernel, r2) * (extra + x[0] + o * q[3] + q[1]);
+                        // SAFETY: the quads have the lists' particles.
+                        let q = unsafe { j.gather4(others) };
+                        sum += L::poly6(kernel, r2) * (extra + x[0] + q[3] + q[1]);
                     });
                     let mut lanes = [0.0f32; GROUP];
                     sum.store(&mut lanes);
@@ -2068,7 +2044,7 @@ mod tests {
                 });
             });
         }
-        let arrays = (&other[..], &others[..]);
+        let arrays = &others[..];
         match width {
             1 => run::<f32>(&nb, &kernel, arrays, &mut out),
             8 => run::<f32x8>(&nb, &kernel, arrays, &mut out),

@@ -10,7 +10,7 @@ use crate::emitter::Emitter;
 use crate::lanes::Lane;
 use crate::lists::{
     GROUP, NeighbourLists, Neighbourhood, Overfull, max_candidates, pack, pack_volumes,
-    repack_extra, repack_volumes, room_per_particle,
+    repack_extra, room_per_particle,
 };
 use crate::parallel::{MIN_CHUNK, chunk, deterministic_sum, for_each_chunk, per_chunk, pick_max};
 use crate::{
@@ -1128,7 +1128,7 @@ impl<const D: usize> Solver<D> {
             );
             core::mem::swap(&mut self.velocities, &mut self.next);
             if vorticity_on {
-                repack_volumes::<D>(&mut self.quads, &self.density, self.params.mass());
+                repack_extra::<D>(&mut self.quads, &self.omega[3]);
                 let nb = Neighbourhood {
                     lists: &self.lists,
                     quads: &self.quads,

@@ -5,13 +5,21 @@ use crate::lanes::{Lane, lanes};
 use crate::lists::{Neighbourhood, for_each_group, for_each_pass_chunk};
 use pbf_kernels::Kernel;
 
-/// `nb.quads` must carry the volumes `m / rho` as their extra value
-/// ([`crate::lists::pack_volumes`]).
+/// `nb.quads` must carry the curls' magnitudes `|omega|` as their extra value
+/// ([`crate::lists::repack_extra`] with `omega[3]`).
 ///
 /// For every particle, from the curl `omega` (three components and the magnitude):
-/// `eta_i = sum_j (m / rho_j)(|omega_j| - |omega_i|) gradW_ij`, `N = eta / |eta|`, and
-/// the confinement acceleration `f_i = eps_v (N x omega_i)`, applied in the next
+/// `eta_i = sum_j (|omega_j| - |omega_i|) gradW_ij`, `N = eta / |eta|`, and the
+/// confinement acceleration `f_i = eps_v (N x omega_i)`, applied in the next
 /// prediction. Where `|eta|` vanishes (uniform vorticity) the force is 0.
+///
+/// `eta_i` is the SPH gradient of `|omega|` in Monaghan's difference form,
+/// `(m / rho_i) sum_j (|omega_j| - |omega_i|) gradW_ij`, without its positive factor
+/// `m / rho_i`, which `N` does not see: every neighbour's weight is the kernel's
+/// alone, so the magnitudes ride in the quads with the positions (one load a
+/// neighbour). The form with the neighbours' volumes `m / rho_j` (until the
+/// twenty-sixth session) gathered the magnitudes apart, sixteen scalar loads a slot;
+/// both vanish exactly for a uniform `|omega|`.
 #[allow(clippy::too_many_arguments, unsafe_code)]
 pub(crate) fn confinement<L: Lane, const D: usize>(
     nb: &Neighbourhood<'_, D>,
@@ -24,6 +32,10 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
     assert!(
         omega.iter().all(|o| o.len() == nb.len()),
         "a curl for every particle"
+    );
+    debug_assert!(
+        (0..nb.len()).all(|i| nb.quads[i][D].to_bits() == omega[3][i].to_bits()),
+        "the quads carry the magnitudes"
     );
     for_each_pass_chunk(force, &|start, force| {
         for_each_group::<L>(
@@ -41,15 +53,10 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
                 nb.for_each_slot::<L>(
                     first,
                     #[inline(always)]
-                    |j, x, r2, volume| {
-                        // SAFETY: `j` are indices below `nb.len()`, the length of
-                        // `omega[3]` (asserted above).
-                        let d_magnitude = unsafe { j.gather(omega[3]) } - magnitude_i;
-                        let factor = L::gradient_factor(kernel, r2);
-                        let grad: [L; D] = core::array::from_fn(|a| factor * x[a]);
-                        let t = L::vorticity_gradient(kernel, volume, d_magnitude, grad);
+                    |_, x, r2, magnitude_j| {
+                        let f = (magnitude_j - magnitude_i) * L::gradient_factor(kernel, r2);
                         for a in 0..D {
-                            eta[a] += t[a];
+                            eta[a] += f * x[a];
                         }
                     },
                 );
@@ -79,4 +86,128 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
             },
         );
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lists::{NeighbourLists, pack};
+    use pbf_grid::Grid;
+    use pbf_kernels::f32x8;
+
+    /// The confinement force of every particle of a 9^3 lattice (spacing `s`, centred
+    /// on the origin) whose curl is `(0, 0, magnitude(x))`, at `L`'s width; and the
+    /// positions, in the lattice's Morton order.
+    fn forces<L: Lane>(magnitude: impl Fn([f32; 3]) -> f32) -> ([Vec<f32>; 3], [Vec<f32>; 3]) {
+        let s = 0.05f32;
+        let h = 2.0 * s;
+        let n = 9;
+        let mut pos: [Vec<f32>; 3] = Default::default();
+        for flat in 0..n * n * n {
+            let idx = [flat % n, (flat / n) % n, flat / (n * n)];
+            for a in 0..3 {
+                pos[a].push((idx[a] as f32 - 4.0) * s);
+            }
+        }
+        let mut grid = Grid::<3>::new();
+        grid.rebuild([&pos[0], &pos[1], &pos[2]], h).unwrap();
+        let mut scratch = Vec::new();
+        for a in pos.iter_mut() {
+            grid.reorder(a, &mut scratch).unwrap();
+        }
+        let count = n * n * n;
+        let mut lists = NeighbourLists::default();
+        let positions = [&pos[0][..], &pos[1][..], &pos[2][..]];
+        lists.build(&grid, positions, h * h, 0).unwrap();
+        let omega_z: Vec<f32> = (0..count)
+            .map(|i| magnitude([pos[0][i], pos[1][i], pos[2][i]]))
+            .collect();
+        let zero = vec![0.0f32; count];
+        let mut quads = Vec::new();
+        pack(&mut quads, positions, &omega_z);
+        let nb = Neighbourhood {
+            lists: &lists,
+            quads: &quads,
+        };
+        let kernel = Kernel::<3>::new(h).unwrap();
+        let mut force: [Vec<f32>; 3] = core::array::from_fn(|_| vec![f32::NAN; count]);
+        {
+            let [f0, f1, f2] = &mut force;
+            confinement::<L, 3>(
+                &nb,
+                &kernel,
+                0.5,
+                [&zero, &zero, &omega_z, &omega_z],
+                [f0, f1, f2],
+            );
+        }
+        (pos, force)
+    }
+
+    /// Every width available here.
+    fn all_widths(magnitude: impl Fn([f32; 3]) -> f32 + Copy) -> Vec<[Vec<f32>; 3]> {
+        let mut out = vec![forces::<f32>(magnitude).1, forces::<f32x8>(magnitude).1];
+        #[cfg(target_arch = "x86_64")]
+        if crate::lanes16::available() {
+            out.push(forces::<crate::lanes16::F32x16>(magnitude).1);
+        }
+        out
+    }
+
+    /// A curl `(0, 0, w)` whose magnitude grows along x: `N` is +x wherever the
+    /// lattice is symmetric about the particle's x axis, so the force
+    /// `eps N x omega` is `-eps w` along y; off that axis, at the lattice's faces,
+    /// `N` tilts, but keeps `|N| = 1`. Every width gives the same bits.
+    #[test]
+    fn the_force_turns_the_curl_towards_its_growth() {
+        let magnitude = |p: [f32; 3]| 2.0 + 3.0 * p[0];
+        let (pos, _) = forces::<f32>(magnitude);
+        let widths = all_widths(magnitude);
+        for f in &widths[1..] {
+            for a in 0..3 {
+                assert!(
+                    f[a].iter()
+                        .zip(&widths[0][a])
+                        .all(|(x, y)| x.to_bits() == y.to_bits()),
+                    "a width differs from the scalar path"
+                );
+            }
+        }
+        let f = &widths[0];
+        for i in 0..pos[0].len() {
+            let p = [pos[0][i], pos[1][i], pos[2][i]];
+            let w = magnitude(p);
+            assert!(f.iter().all(|c| c[i].is_finite()), "force {i}");
+            // No component along the curl.
+            assert_eq!(f[2][i], 0.0, "z at {p:?}");
+            let interior = p[1].abs() < 1e-6 && p[2].abs() < 1e-6;
+            if interior {
+                assert!(
+                    (f[1][i] + 0.5 * w).abs() <= 1e-5 * w,
+                    "y at {p:?}: {}",
+                    f[1][i]
+                );
+                assert!(f[0][i].abs() <= 1e-5 * w, "x at {p:?}: {}", f[0][i]);
+            }
+            // |N| = 1: the force's size is eps |omega| |N x z|, which is eps |omega|
+            // where N has no z component (the plane z = 0, by symmetry), less beyond.
+            let size = (f[0][i].powi(2) + f[1][i].powi(2)).sqrt();
+            assert!(size <= 0.5 * w * (1.0 + 1e-5), "size at {p:?}: {size}");
+            if p[2].abs() < 1e-6 {
+                assert!((size - 0.5 * w).abs() <= 1e-5 * w, "size at {p:?}: {size}");
+            }
+        }
+    }
+
+    /// A uniform magnitude has no gradient: `eta` is exactly zero (every term
+    /// `|omega_j| - |omega_i|` is), and so is the force, at every width, including at
+    /// the lattice's faces where the kernel's gradients do not cancel.
+    #[test]
+    fn a_uniform_curl_gets_no_force() {
+        for f in all_widths(|_| 1.7) {
+            for c in &f {
+                assert!(c.iter().all(|v| *v == 0.0), "a force from a uniform curl");
+            }
+        }
+    }
 }
