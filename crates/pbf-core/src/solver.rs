@@ -1453,10 +1453,16 @@ impl<const D: usize> Solver<D> {
         self.lists
             .build(&self.grid, refs(&self.predicted), radius * radius, room)
             .map_err(|e| self.collapsed(e, self.steps() + 1, self.ids[e.index]))?;
-        for a in 0..D {
-            self.built[a].clear();
-            self.built[a].extend_from_slice(&self.predicted[a]);
+        // On the threads: one thread's copy was 0.8% of the 97k dam break's step.
+        for a in self.built.iter_mut() {
+            a.resize(self.predicted[0].len(), 0.0);
         }
+        let predicted = refs(&self.predicted);
+        for_each_chunk(muts(&mut self.built), &|start, built| {
+            for (a, b) in built.into_iter().enumerate() {
+                b.copy_from_slice(&predicted[a][start..start + b.len()]);
+            }
+        });
         self.reusable = true;
         self.reserve_repair();
         Ok(())
