@@ -121,7 +121,7 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use pbf_grid::Grid;
     use pbf_kernels::f32x8;
@@ -129,11 +129,9 @@ mod tests {
     /// On a lattice moving as a rigid rotation `v = Omega x r`, the SPH curl of an
     /// interior particle is `2 Omega` (within the lattice's discretisation error), and
     /// XSPH leaves a linear field unchanged there.
-    fn rigid_rotation<L: Lane>() {
-        let s = 0.05f32;
-        let h = 2.0 * s;
-        let mass = 1000.0 * s * s * s;
-        let omega = [0.3f32, -0.7, 1.1];
+    /// A 9^3 lattice of spacing `s` centred on the origin, in the Morton order of
+    /// its grid of cells `2 s` wide (the kernel radius of these tests), with the grid.
+    pub(crate) fn lattice(s: f32) -> ([Vec<f32>; 3], Grid<3>) {
         let n = 9;
         let mut pos: [Vec<f32>; 3] = Default::default();
         for flat in 0..n * n * n {
@@ -143,12 +141,21 @@ mod tests {
             }
         }
         let mut grid = Grid::<3>::new();
-        grid.rebuild([&pos[0], &pos[1], &pos[2]], h).unwrap();
+        grid.rebuild([&pos[0], &pos[1], &pos[2]], 2.0 * s).unwrap();
         let mut scratch = Vec::new();
         for a in pos.iter_mut() {
             grid.reorder(a, &mut scratch).unwrap();
         }
-        let count = n * n * n;
+        (pos, grid)
+    }
+
+    fn rigid_rotation<L: Lane>() {
+        let s = 0.05f32;
+        let h = 2.0 * s;
+        let mass = 1000.0 * s * s * s;
+        let omega = [0.3f32, -0.7, 1.1];
+        let (pos, grid) = lattice(s);
+        let count = pos[0].len();
         let mut vel: [Vec<f32>; 3] = Default::default();
         for i in 0..count {
             let r = [pos[0][i], pos[1][i], pos[2][i]];

@@ -92,7 +92,6 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
 mod tests {
     use super::*;
     use crate::lists::{NeighbourLists, pack};
-    use pbf_grid::Grid;
     use pbf_kernels::f32x8;
 
     /// The confinement force of every particle of a 9^3 lattice (spacing `s`, centred
@@ -101,21 +100,8 @@ mod tests {
     fn forces<L: Lane>(magnitude: impl Fn([f32; 3]) -> f32) -> ([Vec<f32>; 3], [Vec<f32>; 3]) {
         let s = 0.05f32;
         let h = 2.0 * s;
-        let n = 9;
-        let mut pos: [Vec<f32>; 3] = Default::default();
-        for flat in 0..n * n * n {
-            let idx = [flat % n, (flat / n) % n, flat / (n * n)];
-            for a in 0..3 {
-                pos[a].push((idx[a] as f32 - 4.0) * s);
-            }
-        }
-        let mut grid = Grid::<3>::new();
-        grid.rebuild([&pos[0], &pos[1], &pos[2]], h).unwrap();
-        let mut scratch = Vec::new();
-        for a in pos.iter_mut() {
-            grid.reorder(a, &mut scratch).unwrap();
-        }
-        let count = n * n * n;
+        let (pos, grid) = crate::viscosity::tests::lattice(s);
+        let count = pos[0].len();
         let mut lists = NeighbourLists::default();
         let positions = [&pos[0][..], &pos[1][..], &pos[2][..]];
         lists.build(&grid, positions, h * h, 0).unwrap();
