@@ -1424,7 +1424,7 @@ pub(crate) fn pack<const D: usize>(
 }
 
 /// As [`pack`], with every particle's volume ([`volume`]) as the extra value: the
-/// weight of a neighbour in the XSPH, curl and confinement passes, divided once per
+/// weight of a neighbour in the XSPH and curl pass, divided once per
 /// particle rather than once per pair (the same bits either way).
 pub(crate) fn pack_volumes<const D: usize>(
     quads: &mut Vec<[f32; 4]>,

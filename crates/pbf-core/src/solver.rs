@@ -1091,7 +1091,7 @@ impl<const D: usize> Solver<D> {
             // pass (one position delta earlier, or at these positions when the adaptive
             // iterations stopped on their target; `search` keeps them with their
             // particles); the pass computes the densities at the final positions, which
-            // the confinement then uses.
+            // the step's diagnostics report.
             pack_volumes(
                 &mut self.quads,
                 refs(&self.predicted),
