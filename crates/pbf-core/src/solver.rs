@@ -131,7 +131,7 @@ const REPAIR_CHUNK: usize = 64;
 struct RepairScratch {
     nearby: Vec<u32>,
     pairs: Vec<(u32, u32)>,
-    /// Whether a grid query of the chunk failed (a moved particle not finite).
+    /// Whether a moved particle of the chunk had no place in the grid (not finite).
     failed: bool,
 }
 
@@ -1657,10 +1657,16 @@ impl<const D: usize> Solver<D> {
                 let p: [f32; D] = core::array::from_fn(|a| now[a][f as usize]);
                 // A moved particle that is not finite has no place in the grid: the
                 // chunk fails, and the repair gives up.
-                if grid.query(built, p, nearby).is_err() {
+                let mut ranges = [pbf_grid::CellRange::default(); 27];
+                let Ok(count) = grid.ranges_around(p, &mut ranges) else {
                     *failed = true;
                     return;
-                }
+                };
+                // The particles within h of `p` now. An unmoved one lies within
+                // `h + skin / 2` of `p` by the positions of the build, inside the
+                // ranges around `p` of the build's grid (cells at least that wide).
+                nearby.clear();
+                crate::lists::near(now, p, h2, &ranges[..count], nearby);
                 // More than MISSING_MOST pairs make the repair give up: no need to
                 // find more.
                 let unmoved = nearby.iter().filter(|&&j| !displaced(j as usize));

@@ -642,13 +642,9 @@ impl<const D: usize> Grid<D> {
         }
         self.check_sorted(&sorted)?;
         out.clear();
-        if self.is_empty() {
-            return Ok(());
-        }
         let h2 = self.h * self.h;
-        let coords: [i64; D] = std::array::from_fn(|a| self.frame.coord_signed(a, point[a]));
         let mut found = [CellRange::default(); 27];
-        let count = cells_around::<D>(coords, self.frame.extent, &self.table, &mut found);
+        let count = self.ranges_around(point, &mut found)?;
         for range in &found[..count] {
             for j in range.as_range() {
                 let q: [f32; D] = std::array::from_fn(|a| sorted[a][j]);
@@ -658,6 +654,56 @@ impl<const D: usize> Grid<D> {
             }
         }
         Ok(())
+    }
+
+    /// The ranges of sorted points in the occupied cells around an arbitrary `point`
+    /// (the cell it falls in and the `3^D - 1` next to it), ascending, into the first
+    /// entries of `out`; returns how many. Every point within `h` of `point` lies in
+    /// one of them (the cells are at least `h` wide), so a caller with its own
+    /// distance test, or with positions other than the grid's (that moved less than
+    /// the difference between `h` and the distance it looks for), can walk them
+    /// instead of calling [`query`](Grid::query).
+    ///
+    /// # Errors
+    ///
+    /// [`NonFiniteQuery`](GridError::NonFiniteQuery) for a NaN or infinite coordinate.
+    ///
+    /// ```
+    /// use pbf_grid::{CellRange, Grid};
+    ///
+    /// let x = [0.0, 0.5, 2.0, 9.0];
+    /// let y = [0.0, 0.0, 0.0, 0.0];
+    /// let mut grid = Grid::<2>::new();
+    /// grid.rebuild([&x, &y], 1.0)?;
+    /// let mut out = [CellRange::default(); 27];
+    /// let count = grid.ranges_around([1.2, 0.0], &mut out)?;
+    /// let around: Vec<usize> = out[..count].iter().flat_map(|r| r.as_range()).collect();
+    /// // The sorted indices of the points at 0.0, 0.5 and 2.0, not the one at 9.0.
+    /// assert_eq!(around.len(), 3);
+    /// assert_eq!(grid.ranges_around([100.0, 0.0], &mut out)?, 0);
+    /// # Ok::<(), pbf_grid::GridError>(())
+    /// ```
+    pub fn ranges_around(
+        &self,
+        point: [f32; D],
+        out: &mut [CellRange; 27],
+    ) -> Result<usize, GridError> {
+        if let Some(axis) = point.iter().position(|v| !v.is_finite()) {
+            return Err(GridError::NonFiniteQuery {
+                axis,
+                value: point[axis],
+            });
+        }
+        if self.is_empty() {
+            return Ok(0);
+        }
+        let coords: [i64; D] = std::array::from_fn(|a| self.frame.coord_signed(a, point[a]));
+        Ok(cells_around::<D>(
+            coords,
+            self.frame.extent,
+            &self.table,
+            out,
+        ))
     }
 
     /// Builds the CSR list of every sorted point's neighbours within `h` (self

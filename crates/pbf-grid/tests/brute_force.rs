@@ -4,7 +4,7 @@
 mod common;
 
 use common::{Cloud, brute_neighbours, brute_query, build, cloud};
-use pbf_grid::{CellRange, Grid, NeighbourList, morton};
+use pbf_grid::{CellRange, Grid, NeighbourList, distance2, morton, within};
 use proptest::prelude::*;
 
 /// Checks every neighbour query of a fresh grid against the brute force.
@@ -62,6 +62,26 @@ fn check_grid<const D: usize>(
         let mut original: Vec<u32> = out.iter().map(|&j| perm[j as usize]).collect();
         original.sort_unstable();
         assert_eq!(original, brute_query(cloud, p), "query {p:?}");
+        // The ranges around the point: ascending, disjoint, and holding every point
+        // the query found, each exactly once.
+        let mut ranges = [CellRange::default(); 27];
+        let count = grid.ranges_around(p, &mut ranges).unwrap();
+        let ranges = &ranges[..count];
+        assert!(
+            ranges.windows(2).all(|w| w[0].end <= w[1].start),
+            "{ranges:?}"
+        );
+        let around: Vec<u32> = ranges
+            .iter()
+            .flat_map(|r| r.as_range())
+            .map(|j| j as u32)
+            .collect();
+        let near: Vec<u32> = around
+            .iter()
+            .copied()
+            .filter(|&j| within(distance2(p, sorted.point(j as usize)), sorted.h * sorted.h))
+            .collect();
+        assert_eq!(near, out, "ranges around {p:?}");
     }
 
     check_candidates(grid);

@@ -221,6 +221,16 @@ fn wrong_lengths_for_reorder_and_queries() {
             value: f32::INFINITY
         })
     );
+    assert_eq!(
+        grid.ranges_around(
+            [f32::NEG_INFINITY, 0.0, 0.0],
+            &mut [pbf_grid::CellRange::default(); 27]
+        ),
+        Err(GridError::NonFiniteQuery {
+            axis: 0,
+            value: f32::NEG_INFINITY
+        })
+    );
     let mut list = NeighbourList::new();
     assert_eq!(
         grid.neighbour_list([sorted[0], sorted[1], &[]], &mut list),
