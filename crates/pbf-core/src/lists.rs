@@ -1079,27 +1079,18 @@ fn fill_block<const D: usize>(
             block.ends.push(used as u32);
             continue;
         };
-        for candidates in candidates {
-            let (start, end) = (candidates.start as usize, candidates.end as usize);
-            let mut j = start;
-            while j < end {
-                let x: [f32x8; D] = core::array::from_fn(|a| xi[a] - load8(positions[a], j));
-                // Lanes past the candidates' end (the next cell's particles, or the
-                // zeros past the arrays) are dropped from the mask.
-                let mut bits = norm2(x).simd_lt(limit).to_bitmask() & tail_bits(end - j);
-                let own = i.wrapping_sub(j);
-                if own < 8 {
-                    bits &= !(1 << own);
-                }
-                let lanes = &COMPRESS[bits as usize];
-                let out = &mut block.indices[used..used + 8];
-                for k in 0..8 {
-                    out[k] = j as u32 + lanes[k];
-                }
-                used += bits.count_ones() as usize;
-                j += 8;
+        within8(positions, xi, limit, candidates, |j, mut bits| {
+            let own = i.wrapping_sub(j);
+            if own < 8 {
+                bits &= !(1 << own);
             }
-        }
+            let lanes = &COMPRESS[bits as usize];
+            let out = &mut block.indices[used..used + 8];
+            for k in 0..8 {
+                out[k] = j as u32 + lanes[k];
+            }
+            used += bits.count_ones() as usize;
+        });
         block.ends.push(used as u32);
     }
 }
@@ -1119,22 +1110,41 @@ pub(crate) fn near<const D: usize>(
     ranges: &[pbf_grid::CellRange],
     out: &mut Vec<u32>,
 ) {
-    let limit = f32x8::splat(h2);
     let xi: [f32x8; D] = core::array::from_fn(|a| f32x8::splat(p[a]));
+    within8(positions, xi, f32x8::splat(h2), ranges, |j, mut bits| {
+        while bits != 0 {
+            out.push(j as u32 + bits.trailing_zeros());
+            bits &= bits - 1;
+        }
+    });
+}
+
+/// Runs `f(j, bits)` for every eight candidates `j..j + 8` of each of `ranges`, bit
+/// `l` of `bits` set when candidate `j + l` is in the range and `norm2(xi - x) <
+/// limit` at `positions`: the scalar test's bits (`pbf_kernels::within` of
+/// `pbf_kernels::norm2`). The lanes past a range's end (the next cell's particles, or
+/// the zeros past the arrays) are dropped from the mask.
+///
+/// # Panics
+/// When a range reaches past the positions (a bug in the caller).
+#[inline(always)]
+fn within8<const D: usize>(
+    positions: [&[f32]; D],
+    xi: [f32x8; D],
+    limit: f32x8,
+    ranges: &[pbf_grid::CellRange],
+    mut f: impl FnMut(usize, u32),
+) {
     for range in ranges {
         let (start, end) = (range.start as usize, range.end as usize);
         assert!(
             positions.iter().all(|x| end <= x.len()),
-            "near: a range past the positions"
+            "neighbour lists: a candidate past the positions"
         );
         let mut j = start;
         while j < end {
             let x: [f32x8; D] = core::array::from_fn(|a| xi[a] - load8(positions[a], j));
-            let mut bits = norm2(x).simd_lt(limit).to_bitmask() & tail_bits(end - j);
-            while bits != 0 {
-                out.push(j as u32 + bits.trailing_zeros());
-                bits &= bits - 1;
-            }
+            f(j, norm2(x).simd_lt(limit).to_bitmask() & tail_bits(end - j));
             j += 8;
         }
     }
