@@ -1098,8 +1098,9 @@ fn fill_block<const D: usize>(
 /// Appends to `out` the points of `ranges` within `sqrt(h2)` of `p`, ascending when
 /// the ranges are: those with `norm2(p - x_j) < h2` at `positions`, the test of
 /// `pbf_kernels::within(pbf_kernels::norm2(p - x_j), h2)` with the same bits, eight
-/// candidates at a time (a scalar walk of a repair's candidates took about 0.85 µs a
-/// particle, most of a repair's time).
+/// candidates at a time. The repairs of the 97k dam break's splash took 1.21-1.30 ms a
+/// step with a scalar walk, 1.11-1.17 ms with this one: most of what is left is the
+/// cache misses of moved particles scattered over the fluid.
 ///
 /// # Panics
 /// When a range reaches past the positions (a bug in the caller).
