@@ -229,6 +229,17 @@ fn check_rebuild<const D: usize>(
                 grid.query(s, point(i), &mut queried)
                     .expect("finite query point");
                 assert_eq!(queried, brute, "query at sorted point {i}");
+                let mut ranges = [crate::CellRange::default(); 27];
+                let count = grid
+                    .ranges_around(point(i), &mut ranges)
+                    .expect("finite query point");
+                let around: Vec<u32> = ranges[..count]
+                    .iter()
+                    .flat_map(|r| r.as_range())
+                    .filter(|&j| within(distance2(point(i), point(j)), h2))
+                    .map(|j| j as u32)
+                    .collect();
+                assert_eq!(around, brute, "ranges around sorted point {i}");
             }
             Some(sorted)
         }
