@@ -126,9 +126,6 @@ pub(crate) mod tests {
     use pbf_grid::Grid;
     use pbf_kernels::f32x8;
 
-    /// On a lattice moving as a rigid rotation `v = Omega x r`, the SPH curl of an
-    /// interior particle is `2 Omega` (within the lattice's discretisation error), and
-    /// XSPH leaves a linear field unchanged there.
     /// A 9^3 lattice of spacing `s` centred on the origin, in the Morton order of
     /// its grid of cells `2 s` wide (the kernel radius of these tests), with the grid.
     pub(crate) fn lattice(s: f32) -> ([Vec<f32>; 3], Grid<3>) {
@@ -149,6 +146,9 @@ pub(crate) mod tests {
         (pos, grid)
     }
 
+    /// On a lattice moving as a rigid rotation `v = Omega x r`, the SPH curl of an
+    /// interior particle is `2 Omega` (within the lattice's discretisation error), and
+    /// XSPH leaves a linear field unchanged there.
     fn rigid_rotation<L: Lane>() {
         let s = 0.05f32;
         let h = 2.0 * s;
