@@ -114,6 +114,18 @@ pub(crate) trait Lane:
     /// The walls' density share and constraint gradient at the lanes' positions `p`:
     /// lane by lane the bits of [`Boundary::density_and_gradient`].
     fn walls<const D: usize>(boundary: &Boundary<'_, D>, p: [Self; D]) -> (Self, [Self; D]);
+    /// Whether the positions `p` of the first `width` lanes (at least one) are all at
+    /// least `h` from every face of the box `lo..=hi` (`p - lo >= h` and
+    /// `hi - p >= h` on every axis, a coordinate that is not finite failing): the
+    /// test [`Boundary::clear_box`] makes of their bounding box for the domain's
+    /// faces, lane by lane, on positions already in registers.
+    fn clear_of_faces<const D: usize>(
+        p: [Self; D],
+        width: usize,
+        lo: [f32; D],
+        hi: [f32; D],
+        h: f32,
+    ) -> bool;
 }
 
 /// The per-pair terms of a lane type that implements `pbf_kernels::SimdF32`: the generic lane
@@ -172,6 +184,16 @@ pub(crate) use simd_lane_terms;
 impl Lane for f32 {
     const WIDTH: usize = 1;
     type Indices = u32;
+    #[inline(always)]
+    fn clear_of_faces<const D: usize>(
+        p: [Self; D],
+        _width: usize,
+        lo: [f32; D],
+        hi: [f32; D],
+        h: f32,
+    ) -> bool {
+        (0..D).all(|a| p[a] - lo[a] >= h && hi[a] - p[a] >= h)
+    }
     #[inline(always)]
     fn walls<const D: usize>(boundary: &Boundary<'_, D>, p: [Self; D]) -> (Self, [Self; D]) {
         boundary.density_and_gradient(p)
@@ -264,6 +286,24 @@ impl Lane for f32 {
 impl Lane for f32x8 {
     const WIDTH: usize = 8;
     type Indices = [u32; 8];
+    #[inline(always)]
+    fn clear_of_faces<const D: usize>(
+        p: [Self; D],
+        width: usize,
+        lo: [f32; D],
+        hi: [f32; D],
+        h: f32,
+    ) -> bool {
+        use pbf_kernels::SimdF32;
+        let h = f32x8::splat(h);
+        let mut clear = f32x8::splat(f32::from_bits(u32::MAX));
+        for a in 0..D {
+            clear = clear & (p[a] - f32x8::splat(lo[a])).ge(h);
+            clear = clear & (f32x8::splat(hi[a]) - p[a]).ge(h);
+        }
+        let lanes = (1u32 << width.min(8)) - 1;
+        clear.to_bitmask() & lanes == lanes
+    }
     #[inline(always)]
     fn walls<const D: usize>(boundary: &Boundary<'_, D>, p: [Self; D]) -> (Self, [Self; D]) {
         let p = p.map(|v| v.to_array());

@@ -306,6 +306,24 @@ impl Lane for F32x16 {
         (Self::from_array(phi), grad.map(Self::from_array))
     }
     #[inline(always)]
+    fn clear_of_faces<const D: usize>(
+        p: [Self; D],
+        width: usize,
+        lo: [f32; D],
+        hi: [f32; D],
+        h: f32,
+    ) -> bool {
+        let h = <Self as SimdF32>::splat(h);
+        let mut clear = Mask16(u16::MAX);
+        for a in 0..D {
+            let below = p[a] - <Self as SimdF32>::splat(lo[a]);
+            let above = <Self as SimdF32>::splat(hi[a]) - p[a];
+            clear = clear & SimdF32::ge(below, h) & SimdF32::ge(above, h);
+        }
+        let lanes = (1u32 << width.min(16)) - 1;
+        u32::from(clear.0) & lanes == lanes
+    }
+    #[inline(always)]
     unsafe fn gather<I: Index>(s: &[f32], idx: &[I]) -> Self {
         let idx: &[I; 16] = idx[..16].try_into().expect("sixteen indices");
         // SAFETY: every index is less than `s.len()` (the caller's contract).
@@ -468,6 +486,53 @@ mod tests {
                     prop_assert_eq!(d[a][l].to_bits(), dl[a].to_bits());
                 }
                 prop_assert_eq!(n[l].to_bits(), pbf_kernels::norm2(xl).to_bits());
+            }
+        }
+
+        /// The faces' test on the lanes answers as `Boundary::clear_box` does for the
+        /// bounding box of the first `width` positions, at every width (and lanes
+        /// past `width` do not count), with non-finite coordinates and positions on
+        /// the bound mixed in.
+        #[test]
+        fn the_faces_on_the_lanes_are_the_bounding_box_test(
+            p in prop::array::uniform3(prop::array::uniform16(prop_oneof![
+                8 => -0.5f32..2.5,
+                1 => Just(0.25f32),
+                1 => Just(1.75f32),
+                1 => Just(f32::NAN),
+                1 => Just(f32::INFINITY),
+                1 => Just(f32::NEG_INFINITY),
+            ])),
+            width in 1usize..=16,
+        ) {
+            let domain = crate::collide::Domain::new([0.0; 3], [2.0; 3]).unwrap();
+            let kernel = Kernel::<3>::new(0.25).unwrap();
+            let tables = crate::boundary::WallTables::new(&kernel);
+            let walls = Boundary { domain: &domain, colliders: &[], tables: &tables };
+            let (lo, hi, h) = (domain.lo(), domain.hi(), tables.h());
+            let bounds = |w: usize| {
+                let points = (0..w).map(|l| [p[0][l], p[1][l], p[2][l]]);
+                let finite = points.clone().all(|q| q.iter().all(|c| c.is_finite()));
+                finite.then(|| points.fold(([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]), |(l, u), q| {
+                    (core::array::from_fn(|a| l[a].min(q[a])), core::array::from_fn(|a| u[a].max(q[a])))
+                }))
+            };
+            let expected = walls.clear_box(bounds(width));
+            let one = <f32 as Lane>::clear_of_faces([p[0][0], p[1][0], p[2][0]], 1, lo, hi, h);
+            prop_assert_eq!(one, walls.clear_box(bounds(1)));
+            let eight = <f32x8 as Lane>::clear_of_faces(
+                p.map(|c| f32x8::from(<[f32; 8]>::try_from(&c[..8]).unwrap())),
+                width.min(8),
+                lo,
+                hi,
+                h,
+            );
+            prop_assert_eq!(eight, walls.clear_box(bounds(width.min(8))));
+            if available() {
+                let sixteen = F32x16::run(|| {
+                    <F32x16 as Lane>::clear_of_faces(p.map(from), width, lo, hi, h)
+                });
+                prop_assert_eq!(sixteen, expected);
             }
         }
 

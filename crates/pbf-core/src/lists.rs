@@ -1578,11 +1578,36 @@ impl<const D: usize> Neighbourhood<'_, D> {
         first: usize,
         f: impl FnMut(&Slot<'_, L>, [L; D], L, L),
     ) {
+        self.for_each_slot_from(first, self.own(first), f);
+    }
+
+    /// The quads of the group's own particles (lane `l` particle
+    /// `members(first)[l]`), as [`Self::for_each_slot_from`] takes them.
+    ///
+    /// # Panics
+    /// When the quads and the lists are not of the same particles (a bug in the
+    /// caller).
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub(crate) fn own<L: Lane>(&self, first: usize) -> [L; 4] {
         assert_eq!(self.quads.len(), self.lists.len(), "quads and lists");
         // SAFETY: the members are particles of the lists' last build, below
         // `self.lists.len()` (`NeighbourLists`' invariant), the quads' length
         // (asserted above).
-        let own = unsafe { L::gather4(self.quads, self.lists.members(first)) };
+        unsafe { L::gather4(self.quads, self.lists.members(first)) }
+    }
+
+    /// [`Self::for_each_slot`] with the group's own quads already gathered
+    /// ([`Self::own`]), for a pass that reads them itself too.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub(crate) fn for_each_slot_from<L: Lane>(
+        &self,
+        first: usize,
+        own: [L; 4],
+        f: impl FnMut(&Slot<'_, L>, [L; D], L, L),
+    ) {
+        assert_eq!(self.quads.len(), self.lists.len(), "quads and lists");
         let xi: [L; D] = core::array::from_fn(|a| own[a]);
         self.lists.prefetch_next(first, L::WIDTH, self.quads);
         let (columns, slots, counts) = self.lists.group(first, L::WIDTH);

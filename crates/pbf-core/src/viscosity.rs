@@ -58,8 +58,10 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
                 let mut curl = [zero; 3];
                 let (mut w_sum, mut within) = (zero, zero);
                 let want_curl = omega.is_some();
-                nb.for_each_slot::<L>(
+                let own = nb.own::<L>(first);
+                nb.for_each_slot_from::<L>(
                     first,
+                    own,
                     #[inline(always)]
                     |j, x, r2, volume| {
                         // SAFETY: `j` are indices below `nb.len()`, the length of `packed`
@@ -86,8 +88,9 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
                 let xsph = xsph.map(|v| lanes(v, width));
                 let curl = curl.map(|v| lanes(v, width));
                 let (w_sum, within) = (lanes(w_sum, width), lanes(within, width));
-                let near_walls = constraint.near_walls(nb.quads, members);
-                let (share, _) = constraint.walls_of::<L>(nb, first, width, near_walls);
+                let near_walls = constraint.near_walls_of(own, width, nb.quads, members);
+                debug_assert_eq!(near_walls, constraint.near_walls(nb.quads, members));
+                let (share, _) = constraint.walls_of::<L>(own, width, near_walls);
                 for (l, &i) in members.iter().enumerate() {
                     let (i, k) = (i as usize, i as usize - start);
                     density[k] = constraint.density_from(w_sum[l], share[l]);
