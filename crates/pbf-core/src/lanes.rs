@@ -298,8 +298,8 @@ impl Lane for f32x8 {
         let h = f32x8::splat(h);
         let mut clear = f32x8::splat(f32::from_bits(u32::MAX));
         for a in 0..D {
-            clear = clear & (p[a] - f32x8::splat(lo[a])).ge(h);
-            clear = clear & (f32x8::splat(hi[a]) - p[a]).ge(h);
+            clear &= (p[a] - f32x8::splat(lo[a])).ge(h);
+            clear &= (f32x8::splat(hi[a]) - p[a]).ge(h);
         }
         let lanes = (1u32 << width.min(8)) - 1;
         clear.to_bitmask() & lanes == lanes
