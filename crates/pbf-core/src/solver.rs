@@ -1055,8 +1055,13 @@ impl<const D: usize> Solver<D> {
                     }
                     let (p, vel) = (&p[..width], &mut vel[..width]);
                     // Collider by collider, each particle meeting them in order; a block
-                    // clear of one by its bounding box skips it.
-                    let bounds = bounding_box(&[p]);
+                    // clear of one by its bounding box skips it (a domain without
+                    // colliders takes no box).
+                    let bounds = if colliders.is_empty() {
+                        None
+                    } else {
+                        bounding_box(&[p])
+                    };
                     for c in colliders {
                         if bounds.is_some_and(|(lo, hi)| c.clear_of_box(lo, hi, contact)) {
                             continue;
