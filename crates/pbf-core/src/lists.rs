@@ -143,6 +143,11 @@ pub(crate) struct Rows {
     /// The first particle of the block whose candidates exceeded the limit of the
     /// build, and their number (its list and the later ones are left empty).
     overfull: Option<(usize, usize)>,
+    /// The sixteen-wide sifter's copy of a cell's candidates, one run for all its
+    /// particles: their coordinates by axis and their indices (entries past the
+    /// cell's candidates are scratch).
+    #[cfg(target_arch = "x86_64")]
+    packed: ([Vec<f32>; 3], Vec<u32>),
 }
 
 impl Rows {
@@ -1159,14 +1164,22 @@ fn within8<const D: usize>(
 mod avx512 {
     use super::{Rows, WIDE};
     use core::arch::x86_64::{
-        __m512, __m512i, _CMP_LT_OQ, _mm512_add_epi32, _mm512_add_ps, _mm512_mask_cmp_ps_mask,
-        _mm512_mask_cmpneq_epi32_mask, _mm512_mask_loadu_epi32, _mm512_maskz_compress_epi32,
-        _mm512_maskz_loadu_ps, _mm512_mul_ps, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setr_epi32,
-        _mm512_shuffle_i32x4, _mm512_storeu_si512, _mm512_sub_ps, _mm512_unpackhi_epi32,
+        __m512, __m512i, _CMP_LT_OQ, _mm512_add_epi32, _mm512_add_ps, _mm512_loadu_ps,
+        _mm512_loadu_si512, _mm512_mask_cmp_ps_mask, _mm512_mask_cmpneq_epi32_mask,
+        _mm512_mask_loadu_epi32, _mm512_maskz_compress_epi32, _mm512_maskz_loadu_ps, _mm512_mul_ps,
+        _mm512_set1_epi32, _mm512_set1_ps, _mm512_setr_epi32, _mm512_shuffle_i32x4,
+        _mm512_storeu_ps, _mm512_storeu_si512, _mm512_sub_ps, _mm512_unpackhi_epi32,
         _mm512_unpackhi_epi64, _mm512_unpacklo_epi32, _mm512_unpacklo_epi64,
     };
     use core::arch::x86_64::{_mm256_storeu_si256, _mm512_cvtepi32_epi16, _mm512_sub_epi32};
     use pbf_grid::Grid;
+
+    /// The fewest particles of a cell for which [`fill_block`] copies the cell's
+    /// candidates into one run first: fewer are walked once or twice, and the copy
+    /// costs about as much as a walk's partly empty blocks (97k dam break, 1 thread:
+    /// the sifter's samples fell 5-7% with the copy from 3, 5 or 8 particles on, the
+    /// copy taking a fifth of what remained).
+    const PACK_FROM: usize = 5;
 
     /// [`super::fill_block`], sixteen candidates at a time.
     ///
@@ -1345,6 +1358,11 @@ mod avx512 {
         most: usize,
     ) {
         block.ends.clear();
+        // Room for the most candidates a cell may have, once, under a limit (the
+        // solver's): a step allocates nothing in steady state.
+        if most < usize::MAX {
+            reserve_run(&mut block.packed, D, most);
+        }
         let cells = grid.cell_of();
         let mut used = 0usize;
         let mut i = range.start;
@@ -1352,17 +1370,81 @@ mod avx512 {
             // The particles of a cell are consecutive and share their candidates:
             // up to four of them are sifted together, each candidate's coordinates
             // loaded once for all of them.
-            let mut same = 1;
-            while same < 4 && i + same < range.end && cells[i + same] == cells[i] {
-                same += 1;
+            let mut stop = i + 1;
+            while stop < range.end && cells[stop] == cells[i] {
+                stop += 1;
             }
-            let args = (&mut *block, grid, positions, h2, most);
-            (used, same) = match same {
-                4 => (sift_together::<D, 4>(args, i, used), 4),
-                2 | 3 => (sift_together::<D, 2>(args, i, used), 2),
-                _ => (sift_together::<D, 1>(args, i, used), 1),
-            };
-            i += same;
+            // A cell of several particles copies its candidates into one run first,
+            // which its groups then walk in whole blocks of sixteen: the ranges' last
+            // blocks are partly empty (about 30% of the lanes a walk loads in the
+            // 97k dam break).
+            let mut packed = (stop - i >= PACK_FROM).then_some(None);
+            while i < stop {
+                let args = (&mut *block, grid, positions, h2, most);
+                let packed = packed.as_mut();
+                let same;
+                (used, same) = match stop - i {
+                    4.. => (sift_together::<D, 4>(args, i, used, packed), 4),
+                    2 | 3 => (sift_together::<D, 2>(args, i, used, packed), 2),
+                    _ => (sift_together::<D, 1>(args, i, used, packed), 1),
+                };
+                i += same;
+            }
+        }
+    }
+
+    /// Makes `packed` (see [`Rows`]) hold `count` candidates of `dimension` axes, and
+    /// a whole block stored from the last of them on.
+    fn reserve_run((xyz, indices): &mut ([Vec<f32>; 3], Vec<u32>), dimension: usize, count: usize) {
+        for v in xyz.iter_mut().take(dimension) {
+            if v.len() < count + 16 {
+                v.resize(count + 16, 0.0);
+            }
+        }
+        if indices.len() < count + 16 {
+            indices.resize(count + 16, 0);
+        }
+    }
+
+    /// Copies the candidates `ranges` (`count` in all) into `packed`, one after the
+    /// other: coordinates by axis and indices, in the order the ranges give them.
+    #[target_feature(enable = "avx512f")]
+    fn pack_candidates<const D: usize>(
+        (xyz, indices): &mut ([Vec<f32>; 3], Vec<u32>),
+        positions: [&[f32]; D],
+        ranges: &[pbf_grid::CellRange],
+        count: usize,
+    ) {
+        let lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let mut n = 0;
+        for range in ranges {
+            let (start, end) = (range.start as usize, range.end as usize);
+            assert!(
+                positions.iter().all(|p| end <= p.len()) && n + (end - start) <= count,
+                "neighbour lists: a candidate past the positions or the count"
+            );
+            let mut j = start;
+            while j < end {
+                let tail: u16 = if end - j >= 16 {
+                    u16::MAX
+                } else {
+                    (1u16 << (end - j)) - 1
+                };
+                for a in 0..D {
+                    // SAFETY: the lanes set in `tail` are `j..min(j + 16, end)`, inside
+                    // the positions (asserted above); a masked load reads no other lane.
+                    let v = unsafe { _mm512_maskz_loadu_ps(tail, positions[a].as_ptr().add(j)) };
+                    let out = &mut xyz[a][n..n + 16];
+                    // SAFETY: `out` is sixteen `f32`, the 64 bytes the store writes.
+                    unsafe { _mm512_storeu_ps(out.as_mut_ptr(), v) };
+                }
+                let out = &mut indices[n..n + 16];
+                let index = _mm512_add_epi32(lane, _mm512_set1_epi32(j as i32));
+                // SAFETY: `out` is sixteen `u32`, the 64 bytes the store writes.
+                unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), index) };
+                n += (end - j).min(16);
+                j += 16;
+            }
         }
     }
 
@@ -1370,11 +1452,16 @@ mod avx512 {
     /// the other from `used` (each to its own stretch first, then moved down to follow
     /// the one before); returns where the last one ends. Each particle's entries are
     /// those [`super::fill_block`] finds, in the same order.
+    ///
+    /// `packed`: for a cell whose candidates are copied into one run
+    /// ([`pack_candidates`]), how many it holds (`None` until the cell's first group
+    /// with room copies them); the group then walks that run instead of the ranges.
     #[target_feature(enable = "avx512f,popcnt")]
     fn sift_together<const D: usize, const K: usize>(
         (block, grid, positions, h2, most): (&mut Rows, &Grid<D>, [&[f32]; D], f32, usize),
         i: usize,
         used: usize,
+        packed: Option<&mut Option<usize>>,
     ) -> usize {
         let Some((candidates, count)) =
             super::candidates_with_room(block, grid, i, used, (K, 16), most)
@@ -1393,43 +1480,77 @@ mod avx512 {
         // Particle `k`'s entries go to `used + k * stride..`, room for all its
         // candidates and the sixteen a store writes past the last hit.
         let mut at: [usize; K] = core::array::from_fn(|k| used + k * stride);
-        for candidates in candidates {
-            let (start, end) = (candidates.start as usize, candidates.end as usize);
-            assert!(
-                positions.iter().all(|p| end <= p.len()),
-                "neighbour lists: a candidate past the positions"
-            );
-            let mut j = start;
-            while j < end {
-                let tail: u16 = if end - j >= 16 {
-                    u16::MAX
-                } else {
-                    (1u16 << (end - j)) - 1
-                };
-                let q: [__m512; D] = core::array::from_fn(|a| {
-                    // SAFETY: the lanes set in `tail` are `j..min(j + 16, end)`, and
-                    // `end <= positions[a].len()` (asserted above); a masked load reads
-                    // no lane whose bit is clear, so nothing past the slice is touched.
-                    unsafe { _mm512_maskz_loadu_ps(tail, positions[a].as_ptr().add(j)) }
-                });
-                let indices = _mm512_add_epi32(lane, _mm512_set1_epi32(j as i32));
-                for k in 0..K {
-                    let mut r2 = _mm512_set1_ps(0.0);
-                    for a in 0..D {
-                        let d = _mm512_sub_ps(xi[k][a], q[a]);
-                        let d2 = _mm512_mul_ps(d, d);
-                        r2 = if a == 0 { d2 } else { _mm512_add_ps(r2, d2) };
-                    }
-                    let near = _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(tail, r2, limit);
-                    let bits = _mm512_mask_cmpneq_epi32_mask(near, indices, own[k]);
-                    let packed = _mm512_maskz_compress_epi32(bits, indices);
-                    let out = &mut block.indices[at[k]..at[k] + 16];
-                    // SAFETY: `out` is sixteen `u32`s (checked by the slice above), the
-                    // 64 bytes an unaligned 512-bit store writes.
-                    unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), packed) };
-                    at[k] += bits.count_ones() as usize;
+        // Sixteen candidates (`tail` says which lanes are): each of the K particles'
+        // hits among them, stored after its earlier ones.
+        let mut sift = |block: &mut Vec<u32>, tail: u16, q: [__m512; D], indices: __m512i| {
+            for k in 0..K {
+                let mut r2 = _mm512_set1_ps(0.0);
+                for a in 0..D {
+                    let d = _mm512_sub_ps(xi[k][a], q[a]);
+                    let d2 = _mm512_mul_ps(d, d);
+                    r2 = if a == 0 { d2 } else { _mm512_add_ps(r2, d2) };
                 }
+                let near = _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(tail, r2, limit);
+                let bits = _mm512_mask_cmpneq_epi32_mask(near, indices, own[k]);
+                let packed = _mm512_maskz_compress_epi32(bits, indices);
+                let out = &mut block[at[k]..at[k] + 16];
+                // SAFETY: `out` is sixteen `u32`s (checked by the slice above), the
+                // 64 bytes an unaligned 512-bit store writes.
+                unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), packed) };
+                at[k] += bits.count_ones() as usize;
+            }
+        };
+        let tail_of = |left: usize| -> u16 {
+            if left >= 16 {
+                u16::MAX
+            } else {
+                (1u16 << left) - 1
+            }
+        };
+        if let Some(packed) = packed {
+            if packed.is_none() {
+                // Under a limit, reserved by `fill_block_avx512` (`count <= most`).
+                reserve_run(&mut block.packed, D, count);
+                pack_candidates(&mut block.packed, positions, candidates, count);
+                *packed = Some(count);
+            }
+            let (xyz, indices) = &block.packed;
+            let mut j = 0;
+            while j < count {
+                // The run's lanes past `count` are scratch: `tail` leaves them out of
+                // the test.
+                let q: [__m512; D] = core::array::from_fn(|a| {
+                    let run = &xyz[a][j..j + 16];
+                    // SAFETY: `run` is sixteen `f32`, the 64 bytes the load reads.
+                    unsafe { _mm512_loadu_ps(run.as_ptr()) }
+                });
+                let run = &indices[j..j + 16];
+                // SAFETY: `run` is sixteen `u32`, the 64 bytes the load reads.
+                let index = unsafe { _mm512_loadu_si512(run.as_ptr().cast()) };
+                sift(&mut block.indices, tail_of(count - j), q, index);
                 j += 16;
+            }
+        } else {
+            for candidates in candidates {
+                let (start, end) = (candidates.start as usize, candidates.end as usize);
+                assert!(
+                    positions.iter().all(|p| end <= p.len()),
+                    "neighbour lists: a candidate past the positions"
+                );
+                let mut j = start;
+                while j < end {
+                    let tail = tail_of(end - j);
+                    let q: [__m512; D] = core::array::from_fn(|a| {
+                        // SAFETY: the lanes set in `tail` are `j..min(j + 16, end)`, and
+                        // `end <= positions[a].len()` (asserted above); a masked load
+                        // reads no lane whose bit is clear, so nothing past the slice is
+                        // touched.
+                        unsafe { _mm512_maskz_loadu_ps(tail, positions[a].as_ptr().add(j)) }
+                    });
+                    let indices = _mm512_add_epi32(lane, _mm512_set1_epi32(j as i32));
+                    sift(&mut block.indices, tail, q, indices);
+                    j += 16;
+                }
             }
         }
         let mut end = at[0];
@@ -2382,9 +2503,10 @@ mod tests {
         }
     }
 
-    /// The sixteen-wide sifter takes up to four particles of a cell at once: cells of
-    /// one to nine particles (every way a cell splits into fours, twos and ones) give
-    /// the lists of the portable sifter, entry for entry.
+    /// The sixteen-wide sifter takes up to four particles of a cell at once, and from
+    /// five particles on walks a copy of the cell's candidates in one run: cells of
+    /// one to nine particles (every way a cell splits into fours, twos and ones, with
+    /// and without the copy) give the lists of the portable sifter, entry for entry.
     #[test]
     fn cells_of_every_occupancy_give_the_same_lists() {
         let radius = 0.1f32;
