@@ -1258,11 +1258,7 @@ mod avx512 {
         // Entries `s0..s0 + 16` of list `l`, `own[l]` past its end.
         let row = |l: usize, s0: usize| {
             let left = count[l].saturating_sub(s0).min(16);
-            let mask: u16 = if left == 16 {
-                u16::MAX
-            } else {
-                (1u16 << left) - 1
-            };
+            let mask = tail16(left);
             let fill = _mm512_set1_epi32(own[l] as i32);
             // SAFETY: the lanes set in `mask` are entries `s0..s0 + left` of list
             // `l`, all inside `indices` (`start + count <= len`, the function's
@@ -1393,6 +1389,15 @@ mod avx512 {
         }
     }
 
+    /// The mask of the first `left` of sixteen lanes (all sixteen from 16 on).
+    fn tail16(left: usize) -> u16 {
+        if left >= 16 {
+            u16::MAX
+        } else {
+            (1u16 << left) - 1
+        }
+    }
+
     /// Makes `packed` (see [`Rows`]) hold `count` candidates of `dimension` axes, and
     /// a whole block stored from the last of them on.
     fn reserve_run((xyz, indices): &mut ([Vec<f32>; 3], Vec<u32>), dimension: usize, count: usize) {
@@ -1425,11 +1430,7 @@ mod avx512 {
             );
             let mut j = start;
             while j < end {
-                let tail: u16 = if end - j >= 16 {
-                    u16::MAX
-                } else {
-                    (1u16 << (end - j)) - 1
-                };
+                let tail = tail16(end - j);
                 for a in 0..D {
                     // SAFETY: the lanes set in `tail` are `j..min(j + 16, end)`, inside
                     // the positions (asserted above); a masked load reads no other lane.
@@ -1500,13 +1501,6 @@ mod avx512 {
                 at[k] += bits.count_ones() as usize;
             }
         };
-        let tail_of = |left: usize| -> u16 {
-            if left >= 16 {
-                u16::MAX
-            } else {
-                (1u16 << left) - 1
-            }
-        };
         if let Some(packed) = packed {
             if packed.is_none() {
                 // Under a limit, reserved by `fill_block_avx512` (`count <= most`).
@@ -1527,7 +1521,7 @@ mod avx512 {
                 let run = &indices[j..j + 16];
                 // SAFETY: `run` is sixteen `u32`, the 64 bytes the load reads.
                 let index = unsafe { _mm512_loadu_si512(run.as_ptr().cast()) };
-                sift(&mut block.indices, tail_of(count - j), q, index);
+                sift(&mut block.indices, tail16(count - j), q, index);
                 j += 16;
             }
         } else {
@@ -1539,7 +1533,7 @@ mod avx512 {
                 );
                 let mut j = start;
                 while j < end {
-                    let tail = tail_of(end - j);
+                    let tail = tail16(end - j);
                     let q: [__m512; D] = core::array::from_fn(|a| {
                         // SAFETY: the lanes set in `tail` are `j..min(j + 16, end)`, and
                         // `end <= positions[a].len()` (asserted above); a masked load
