@@ -1374,15 +1374,15 @@ mod avx512 {
             // which its groups then walk in whole blocks of sixteen: the ranges' last
             // blocks are partly empty (about 30% of the lanes a walk loads in the
             // 97k dam break).
-            let mut packed = (stop - i >= PACK_FROM).then_some(None);
+            let mut copied = (stop - i >= PACK_FROM).then_some(false);
             while i < stop {
                 let args = (&mut *block, grid, positions, h2, most);
-                let packed = packed.as_mut();
+                let copied = copied.as_mut();
                 let same;
                 (used, same) = match stop - i {
-                    4.. => (sift_together::<D, 4>(args, i, used, packed), 4),
-                    2 | 3 => (sift_together::<D, 2>(args, i, used, packed), 2),
-                    _ => (sift_together::<D, 1>(args, i, used, packed), 1),
+                    4.. => (sift_together::<D, 4>(args, i, used, copied), 4),
+                    2 | 3 => (sift_together::<D, 2>(args, i, used, copied), 2),
+                    _ => (sift_together::<D, 1>(args, i, used, copied), 1),
                 };
                 i += same;
             }
@@ -1454,15 +1454,15 @@ mod avx512 {
     /// the one before); returns where the last one ends. Each particle's entries are
     /// those [`super::fill_block`] finds, in the same order.
     ///
-    /// `packed`: for a cell whose candidates are copied into one run
-    /// ([`pack_candidates`]), how many it holds (`None` until the cell's first group
-    /// with room copies them); the group then walks that run instead of the ranges.
+    /// `copied`: for a cell whose candidates are copied into one run
+    /// ([`pack_candidates`]), whether they are (the cell's first group with room
+    /// copies them); the group then walks that run instead of the ranges.
     #[target_feature(enable = "avx512f,popcnt")]
     fn sift_together<const D: usize, const K: usize>(
         (block, grid, positions, h2, most): (&mut Rows, &Grid<D>, [&[f32]; D], f32, usize),
         i: usize,
         used: usize,
-        packed: Option<&mut Option<usize>>,
+        copied: Option<&mut bool>,
     ) -> usize {
         let Some((candidates, count)) =
             super::candidates_with_room(block, grid, i, used, (K, 16), most)
@@ -1501,12 +1501,12 @@ mod avx512 {
                 at[k] += bits.count_ones() as usize;
             }
         };
-        if let Some(packed) = packed {
-            if packed.is_none() {
+        if let Some(copied) = copied {
+            if !*copied {
                 // Under a limit, reserved by `fill_block_avx512` (`count <= most`).
                 reserve_run(&mut block.packed, D, count);
                 pack_candidates(&mut block.packed, positions, candidates, count);
-                *packed = Some(count);
+                *copied = true;
             }
             let (xyz, indices) = &block.packed;
             let mut j = 0;
