@@ -8,8 +8,8 @@ use crate::cell_table::CellTable;
 use crate::cells::{CellExtractor, CellOutputs, CellRange};
 use crate::frame::{self, CellFrame};
 use crate::keys::{keys_and_digits, keys_and_movers};
-use crate::resort::{MOVER_LIMIT, Resorter};
-use crate::sort::{RadixSorter, SortItem, chunk_count};
+use crate::resort::{MOVER_LIMIT, Resorter, key_chunk_len};
+use crate::sort::{RadixSorter, SortItem};
 use crate::{GridError, NeighbourList, distance2, within};
 
 /// Elements per task when a per-point array is reordered.
@@ -874,7 +874,7 @@ impl<T: SortItem> SortBuffers<T> {
             && few_moved(positions, frame, outputs.cell_of, outputs.cell_keys);
         let mut resorted = false;
         if same_cells {
-            let chunk_len = n.div_ceil(chunk_count(n));
+            let chunk_len = key_chunk_len(n);
             let chunks = n.div_ceil(chunk_len);
             let (cell_of, cell_keys) = (&outputs.cell_of[..], &outputs.cell_keys[..]);
             self.stayer_counts.resize(chunks, 0);

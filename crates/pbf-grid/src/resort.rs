@@ -11,7 +11,7 @@
 
 use rayon::prelude::*;
 
-use crate::parts::{reserve_total, split_at_bounds};
+use crate::parts::{MAX_PARTS, reserve_total, split_at_bounds};
 use crate::sort::{RadixSorter, SortItem};
 
 /// Use the merge while at most this fraction (1/MOVER_LIMIT) of the points moved.
@@ -22,6 +22,25 @@ use crate::sort::{RadixSorter, SortItem};
 /// key pass and the sort took 1.31-1.38 ms a search against 0.91 ms with the merge
 /// (2 threads, Zen 4, BENCHMARKS.md's twenty-fifth session).
 pub(crate) const MOVER_LIMIT: usize = 4;
+
+/// The re-sort's key pass runs in up to this many chunks a thread (none shorter than
+/// [`MIN_KEY_CHUNK`]): the chunks' stayers are merged part by part, so finer chunks
+/// also split the merge finer. With one chunk a thread, the 97k dam break's key pass
+/// took 0.55 ms a search on 1 thread and 0.40-0.56 ms on 2 (the threads seldom start
+/// it together); with eight, 0.34 ms on 2 (BENCHMARKS.md's twenty-ninth session).
+const KEY_CHUNKS_PER_THREAD: usize = 8;
+
+/// The shortest chunk of the re-sort's key pass (see [`KEY_CHUNKS_PER_THREAD`]).
+const MIN_KEY_CHUNK: usize = 1 << 12;
+
+/// The length of the chunks of the re-sort's key pass over `n` points: at most
+/// [`KEY_CHUNKS_PER_THREAD`] a thread of the current pool and [`MAX_PARTS`] in all
+/// (the merge's parts), none shorter than [`MIN_KEY_CHUNK`] (but for the only one).
+/// The re-sort's result does not depend on it.
+pub(crate) fn key_chunk_len(n: usize) -> usize {
+    let tasks = (rayon::current_num_threads().max(1) * KEY_CHUNKS_PER_THREAD).min(MAX_PARTS);
+    n.div_ceil(tasks).max(MIN_KEY_CHUNK).min(n).max(1)
+}
 
 /// Reusable buffers of the re-sort.
 #[derive(Clone, Debug, Default)]
@@ -129,6 +148,29 @@ fn gallop<T: Ord + Copy>(sorted: &[T], value: T) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn key_chunks_fit_the_merge_and_are_not_too_short() {
+        for threads in [1, 2, 3, 8, 9, 17] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                for n in [1, 100, 4096, 4097, 40_000, 97_336, 1_000_000, 50_000_000] {
+                    let len = key_chunk_len(n);
+                    let chunks = n.div_ceil(len);
+                    assert!(chunks <= MAX_PARTS, "{threads} threads, {n} points");
+                    assert!(chunks <= threads * KEY_CHUNKS_PER_THREAD, "{threads}, {n}");
+                    assert!(len >= MIN_KEY_CHUNK.min(n), "{threads}, {n}: {len}");
+                }
+                // Enough points: every thread gets its chunks.
+                let n = 64 * MIN_KEY_CHUNK * threads;
+                let chunks = n.div_ceil(key_chunk_len(n));
+                assert_eq!(chunks, (threads * KEY_CHUNKS_PER_THREAD).min(MAX_PARTS));
+            });
+        }
+    }
 
     #[test]
     fn gallop_finds_the_partition_point() {
