@@ -2029,7 +2029,7 @@ mod tests {
         }
     }
 
-    /// The solver's repair, with half the skin squared.
+    /// The solver's repair, counting the moved particles first.
     fn repair(s: &mut Solver<3>) -> bool {
         s.repair_lists(false)
     }

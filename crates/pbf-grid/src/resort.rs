@@ -26,7 +26,7 @@ pub(crate) const MOVER_LIMIT: usize = 4;
 /// The re-sort's key pass runs in up to this many chunks a thread (none shorter than
 /// [`MIN_KEY_CHUNK`]): the chunks' stayers are merged part by part, so finer chunks
 /// also split the merge finer. With one chunk a thread, the 97k dam break's key pass
-/// took 0.55 ms a search on 1 thread and 0.40-0.56 ms on 2 (the threads seldom start
+/// took 0.55 ms a search on 1 thread and 0.40-0.59 ms on 2 (the threads seldom start
 /// it together); with eight, 0.34 ms on 2 (BENCHMARKS.md's twenty-ninth session).
 const KEY_CHUNKS_PER_THREAD: usize = 8;
 
