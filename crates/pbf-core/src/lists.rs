@@ -1687,7 +1687,6 @@ impl<const D: usize> Neighbourhood<'_, D> {
     /// When the quads and the lists are not of the same particles (a bug in the
     /// caller).
     #[inline(always)]
-    #[allow(unsafe_code)]
     pub(crate) fn for_each_slot<L: Lane>(
         &self,
         first: usize,
@@ -1715,7 +1714,6 @@ impl<const D: usize> Neighbourhood<'_, D> {
     /// [`Self::for_each_slot`] with the group's own quads already gathered
     /// ([`Self::own`]), for a pass that reads them itself too.
     #[inline(always)]
-    #[allow(unsafe_code)]
     pub(crate) fn for_each_slot_from<L: Lane>(
         &self,
         first: usize,
