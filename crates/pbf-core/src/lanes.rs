@@ -95,6 +95,9 @@ pub(crate) trait Lane:
     fn indicator(r2: Self, h2: f32) -> Self;
     fn poly6<const D: usize>(k: &Kernel<D>, r2: Self) -> Self;
     fn gradient_factor<const D: usize>(k: &Kernel<D>, r2: Self) -> Self;
+    /// The gradient factor with the slope `dW/dr` whose square is `|gradW|^2`
+    /// ([`Kernel::spiky_gradient_factor_and_slope`]).
+    fn gradient_factor_and_slope<const D: usize>(k: &Kernel<D>, r2: Self) -> (Self, Self);
     fn s_corr(t: &TensileCorrection, w: Self) -> Self;
     fn position_delta<const D: usize>(
         k: &Kernel<D>,
@@ -148,6 +151,10 @@ macro_rules! simd_lane_terms {
         #[inline(always)]
         fn gradient_factor<const D: usize>(k: &Kernel<D>, r2: Self) -> Self {
             k.spiky_gradient_factor_lanes(r2)
+        }
+        #[inline(always)]
+        fn gradient_factor_and_slope<const D: usize>(k: &Kernel<D>, r2: Self) -> (Self, Self) {
+            k.spiky_gradient_factor_and_slope_lanes(r2)
         }
         #[inline(always)]
         fn s_corr(t: &TensileCorrection, w: Self) -> Self {
@@ -252,6 +259,10 @@ impl Lane for f32 {
     #[inline(always)]
     fn gradient_factor<const D: usize>(k: &Kernel<D>, r2: Self) -> Self {
         k.spiky_gradient_factor(r2)
+    }
+    #[inline(always)]
+    fn gradient_factor_and_slope<const D: usize>(k: &Kernel<D>, r2: Self) -> (Self, Self) {
+        k.spiky_gradient_factor_and_slope(r2)
     }
     #[inline(always)]
     fn s_corr(t: &TensileCorrection, w: Self) -> Self {

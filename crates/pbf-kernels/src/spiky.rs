@@ -94,6 +94,66 @@ impl<const D: usize> Kernel<D> {
         V::select(inside, s, V::splat(0.0))
     }
 
+    /// [`spiky_gradient_factor`](Self::spiky_gradient_factor) together with the slope
+    /// `dW/dr = -45/(pi h^6) (h - r)^2` (3D; `-30/(pi h^5) (h - r)^2` in 2D) it divides
+    /// by `r`: `(factor, slope)`, both 0 where the factor is. The factor has the bits
+    /// of `spiky_gradient_factor`, and `|gradW(x)| = |slope|`: a pass that sums
+    /// `|gradW|^2` (the lambda pass's denominator) takes `slope * slope`, two
+    /// operations where `|factor x|^2` took six.
+    ///
+    /// ```
+    /// # use pbf_kernels::Kernel;
+    /// let k = Kernel::<3>::new(1.0)?;
+    /// let x = [0.3f32, -0.2, 0.4];
+    /// let (factor, slope) = k.spiky_gradient_factor_and_slope(pbf_kernels::norm2(x));
+    /// assert_eq!(factor, k.spiky_gradient_factor(pbf_kernels::norm2(x)));
+    /// let g = k.spiky_gradient(x);
+    /// assert!((pbf_kernels::norm2(g) - slope * slope).abs() <= 1e-5 * slope * slope);
+    /// assert_eq!(k.spiky_gradient_factor_and_slope(0.0), (0.0, 0.0));
+    /// assert_eq!(k.spiky_gradient_factor_and_slope(1.0), (0.0, 0.0));
+    /// # Ok::<(), pbf_kernels::KernelError>(())
+    /// ```
+    #[inline]
+    pub fn spiky_gradient_factor_and_slope(&self, r2: f32) -> (f32, f32) {
+        if r2 < self.h2 && r2 >= f32::MIN_POSITIVE {
+            let r = r2.sqrt();
+            let d = self.h - r;
+            let slope = self.spiky_grad_coef * (d * d);
+            (slope / r, slope)
+        } else {
+            (0.0, 0.0)
+        }
+    }
+
+    /// [`spiky_gradient_factor_and_slope`](Self::spiky_gradient_factor_and_slope) on
+    /// eight squared distances, bit-identical to it lane by lane.
+    ///
+    /// ```
+    /// # use pbf_kernels::{Kernel, f32x8};
+    /// let k = Kernel::<2>::new(1.0)?;
+    /// let r2 = f32x8::from([0.0, 0.01, 0.25, 0.5, 0.999, 1.0, 3.0, 1e-30]);
+    /// let (factor, slope) = k.spiky_gradient_factor_and_slope_lanes(r2);
+    /// for (lane, r2) in r2.to_array().iter().enumerate() {
+    ///     let (f, s) = k.spiky_gradient_factor_and_slope(*r2);
+    ///     assert_eq!(factor.to_array()[lane].to_bits(), f.to_bits());
+    ///     assert_eq!(slope.to_array()[lane].to_bits(), s.to_bits());
+    /// }
+    /// # Ok::<(), pbf_kernels::KernelError>(())
+    /// ```
+    #[inline(always)]
+    pub fn spiky_gradient_factor_and_slope_lanes<V: SimdF32>(&self, r2: V) -> (V, V) {
+        let h2 = V::splat(self.h2);
+        let r = r2.sqrt();
+        let d = V::splat(self.h) - r;
+        let slope = V::splat(self.spiky_grad_coef) * (d * d);
+        let inside = r2.lt(h2) & r2.ge(V::splat(f32::MIN_POSITIVE));
+        let zero = V::splat(0.0);
+        (
+            V::select(inside, slope / r, zero),
+            V::select(inside, slope, zero),
+        )
+    }
+
     /// [`spiky_gradient`](Self::spiky_gradient) on eight offsets in SoA form
     /// (`x[axis]` holds the eight offsets' components along `axis`).
     ///

@@ -2,6 +2,7 @@
 
 use crate::SimdF32;
 use crate::{Kernel, KernelError};
+use core::ops::Mul;
 
 /// The artificial-pressure term that keeps particles from clumping at the free
 /// surface: `s_corr(r) = -k (W(r) / W(|dq|))^n` with the poly6 `W`.
@@ -13,8 +14,8 @@ use crate::{Kernel, KernelError};
 /// use pbf_kernels::{Kernel, TensileCorrection};
 /// let kernel = Kernel::<3>::new(1.0)?;
 /// let s = TensileCorrection::new(&kernel, 0.1, 4, 0.2)?;
-/// // At |dq| the term is exactly -k.
-/// assert_eq!(s.s_corr(&kernel, 0.2f32 * 0.2), -0.1);
+/// // At |dq| the term is -k (to the rounding of the ratio, see `s_corr_from_poly6`).
+/// assert!((s.s_corr(&kernel, 0.2f32 * 0.2) + 0.1).abs() <= 1e-6);
 /// assert_eq!(s.s_corr(&kernel, 1.0), 0.0);
 /// # Ok::<(), pbf_kernels::KernelError>(())
 /// ```
@@ -23,6 +24,8 @@ pub struct TensileCorrection {
     k: f32,
     n: u32,
     w_dq: f32,
+    /// `1 / W(|dq|)`: the ratio is a multiplication (see `s_corr_from_poly6`).
+    inverse_w_dq: f32,
 }
 
 impl TensileCorrection {
@@ -80,9 +83,19 @@ impl TensileCorrection {
                 reason: "W(|dq|) underflows f32 for this kernel radius",
             });
         }
+        // Normal too: `W(|dq|)` is at most `W(0)`, which `Kernel::new` keeps below about
+        // 1e13 (its coefficient must be a normal `f32`), and at least the smallest
+        // normal `f32` (above).
+        let inverse_w_dq = 1.0 / w_dq;
+        debug_assert!(inverse_w_dq.is_normal(), "1 / {w_dq}");
         // Coincident particles must get a finite term: an infinite one would give them an
         // infinite position delta, or NaN where the gradient is zero.
-        let unit = Self { k: 1.0, n, w_dq };
+        let unit = Self {
+            k: 1.0,
+            n,
+            w_dq,
+            inverse_w_dq,
+        };
         if !unit.s_corr(kernel, 0.0).is_finite() {
             return Err(KernelError::InvalidTensileParameter {
                 field: "dq_rel",
@@ -90,7 +103,12 @@ impl TensileCorrection {
                 reason: "(W(0) / W(|dq|))^n overflows f32: use a smaller dq_rel or n",
             });
         }
-        let correction = Self { k, n, w_dq };
+        let correction = Self {
+            k,
+            n,
+            w_dq,
+            inverse_w_dq,
+        };
         if !correction.s_corr(kernel, 0.0).is_finite() {
             return Err(KernelError::InvalidTensileParameter {
                 field: "k",
@@ -155,25 +173,26 @@ impl TensileCorrection {
     }
 
     /// `s_corr` from an already computed poly6 value `w = W(r)`, so a pass that needs
-    /// `W` anyway evaluates it once: `-k * (w / W(|dq|))^n`, the power taken by
-    /// `n - 1` multiplications from the left.
+    /// `W` anyway evaluates it once: `-k * (w * (1 / W(|dq|)))^n`, the power taken by
+    /// repeated squaring ([`power`]).
+    ///
+    /// The ratio is a multiplication by the rounded inverse, not a division: the
+    /// division was one of the three a pair cost in the solver's delta pass (with the
+    /// gradient's square root and division), all on one unit of the core. So the ratio
+    /// carries up to about one ulp more than `w / W(|dq|)`, and at `|dq|` the term
+    /// is `-k` to within about `2 n` ulps rather than exactly.
     ///
     /// ```
     /// # use pbf_kernels::{Kernel, TensileCorrection};
     /// let kernel = Kernel::<3>::new(1.0)?;
     /// let s = TensileCorrection::new(&kernel, 0.1, 4, 0.2)?;
-    /// assert_eq!(s.s_corr_from_poly6(s.w_dq()), -0.1);
+    /// assert!((s.s_corr_from_poly6(s.w_dq()) + 0.1).abs() <= 1e-6);
     /// assert_eq!(s.s_corr_from_poly6(0.0), -0.0);
     /// # Ok::<(), pbf_kernels::KernelError>(())
     /// ```
     #[inline]
     pub fn s_corr_from_poly6(&self, w: f32) -> f32 {
-        let ratio = w / self.w_dq;
-        let mut power = ratio;
-        for _ in 1..self.n {
-            power *= ratio;
-        }
-        -self.k * power
+        -self.k * power(w * self.inverse_w_dq, self.n)
     }
 
     /// [`s_corr`](Self::s_corr) on eight squared distances; bit-identical lane by lane.
@@ -206,11 +225,58 @@ impl TensileCorrection {
     /// ```
     #[inline(always)]
     pub fn s_corr_from_poly6_lanes<V: SimdF32>(&self, w: V) -> V {
-        let ratio = w / V::splat(self.w_dq);
-        let mut power = ratio;
-        for _ in 1..self.n {
-            power *= ratio;
+        -V::splat(self.k) * power(w * V::splat(self.inverse_w_dq), self.n)
+    }
+}
+
+/// `x^n` for `n >= 1` by repeated squaring, the one order of multiplications for the
+/// scalar reference and every lane width, so that they agree bit for bit:
+/// `floor(log2 n) + popcount(n) - 1` multiplications (two for the default `n = 4`,
+/// `(x x)(x x)`, where the left-to-right product took three in a row).
+#[inline(always)]
+pub(crate) fn power<T: Copy + Mul<Output = T>>(x: T, n: u32) -> T {
+    debug_assert!(n >= 1, "a power of at least one");
+    // The default exponent without the loop's branches.
+    if n == 4 {
+        let square = x * x;
+        return square * square;
+    }
+    let (mut base, mut e, mut product) = (x, n, None::<T>);
+    loop {
+        if e & 1 == 1 {
+            product = Some(product.map_or(base, |p| p * base));
         }
-        -V::splat(self.k) * power
+        e >>= 1;
+        if e == 0 {
+            return product.unwrap_or(x);
+        }
+        base = base * base;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::power;
+
+    /// Every exponent of the allowed range gives the power, by the squarings the
+    /// documentation counts.
+    #[test]
+    fn power_squares_its_way_up() {
+        for n in 1..=16u32 {
+            assert_eq!(power(2.0f32, n), 2.0f32.powi(n as i32), "2^{n}");
+            assert_eq!(power(-1.0f32, n), if n % 2 == 0 { 1.0 } else { -1.0 });
+        }
+        assert_eq!(power(1.5f32, 3), 1.5 * 2.25);
+        // (x x)(x x), not ((x x) x) x, at every x where the two orders differ.
+        let mut differ = 0;
+        for k in 0..1000 {
+            let x = 1.0 + k as f32 * 1.0e-3;
+            assert_eq!(power(x, 4).to_bits(), ((x * x) * (x * x)).to_bits());
+            differ += usize::from(((x * x) * x * x).to_bits() != power(x, 4).to_bits());
+        }
+        assert!(
+            differ > 0,
+            "the orders never differed: the test shows nothing"
+        );
     }
 }

@@ -306,6 +306,7 @@ mod terms {
     lanes_bit_identical!(norm2_of_any: |s| (x in vector::<D>()) => norm2(x), norm2_lanes(x));
     lanes_bit_identical!(poly6: |s| (r2 in squared_distance::<D>(s.kernel.h())) => s.kernel.poly6(r2), s.kernel.poly6_lanes(r2));
     lanes_bit_identical!(spiky_gradient_factor: |s| (r2 in squared_distance::<D>(s.kernel.h())) => s.kernel.spiky_gradient_factor(r2), s.kernel.spiky_gradient_factor_lanes(r2));
+    lanes_bit_identical!(spiky_gradient_factor_and_slope: |s| (r2 in squared_distance::<D>(s.kernel.h())) => s.kernel.spiky_gradient_factor_and_slope(r2), s.kernel.spiky_gradient_factor_and_slope_lanes(r2));
     lanes_bit_identical!(spiky_gradient: |s| (x in offset::<D>(s.kernel.h())) => s.kernel.spiky_gradient(x), s.kernel.spiky_gradient_lanes(x));
     lanes_bit_identical!(s_corr: |s| (r2 in squared_distance::<D>(s.kernel.h())) => s.tensile.s_corr(&s.kernel, r2), s.tensile.s_corr_lanes(&s.kernel, r2));
     lanes_bit_identical!(s_corr_from_poly6: |s| (w in poly6_value(s.kernel)) => s.tensile.s_corr_from_poly6(w), s.tensile.s_corr_from_poly6_lanes(w));
