@@ -76,9 +76,11 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
                             xsph[a] += t[a];
                         }
                         if want_curl {
-                            let factor = L::gradient_factor(kernel, r2);
+                            // The volume joins the factor before it scales the offset:
+                            // one multiplication where scaling the gradient took D.
+                            let factor = volume * L::gradient_factor(kernel, r2);
                             let grad: [L; D] = core::array::from_fn(|a| factor * x[a]);
-                            let t = L::curl(kernel, volume, dv, grad);
+                            let t = L::curl(kernel, L::splat(1.0), dv, grad);
                             for a in 0..3 {
                                 curl[a] += t[a];
                             }
