@@ -174,7 +174,8 @@ impl TensileCorrection {
 
     /// `s_corr` from an already computed poly6 value `w = W(r)`, so a pass that needs
     /// `W` anyway evaluates it once: `-k * (w * (1 / W(|dq|)))^n`, the power taken by
-    /// repeated squaring ([`power`]).
+    /// repeated squaring (the one order of multiplications for the scalar reference and
+    /// every lane width).
     ///
     /// The ratio is a multiplication by the rounded inverse, not a division: the
     /// division was one of the three a pair cost in the solver's delta pass (with the
