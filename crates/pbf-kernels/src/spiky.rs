@@ -44,13 +44,7 @@ impl<const D: usize> Kernel<D> {
     /// ```
     #[inline]
     pub fn spiky_gradient_factor(&self, r2: f32) -> f32 {
-        if r2 < self.h2 && r2 >= f32::MIN_POSITIVE {
-            let r = r2.sqrt();
-            let d = self.h - r;
-            self.spiky_grad_coef * (d * d) / r
-        } else {
-            0.0
-        }
+        self.spiky_gradient_factor_and_slope(r2).0
     }
 
     /// The spiky gradient `gradW(x) = -45/(pi h^6) (h - r)^2 x / r` (3D) or
@@ -86,18 +80,14 @@ impl<const D: usize> Kernel<D> {
     /// ```
     #[inline(always)]
     pub fn spiky_gradient_factor_lanes<V: SimdF32>(&self, r2: V) -> V {
-        let h2 = V::splat(self.h2);
-        let r = r2.sqrt();
-        let d = V::splat(self.h) - r;
-        let s = V::splat(self.spiky_grad_coef) * (d * d) / r;
-        let inside = r2.lt(h2) & r2.ge(V::splat(f32::MIN_POSITIVE));
-        V::select(inside, s, V::splat(0.0))
+        // The slope's select is dead here and left out by the compiler.
+        self.spiky_gradient_factor_and_slope_lanes(r2).0
     }
 
     /// [`spiky_gradient_factor`](Self::spiky_gradient_factor) together with the slope
     /// `dW/dr = -45/(pi h^6) (h - r)^2` (3D; `-30/(pi h^5) (h - r)^2` in 2D) it divides
-    /// by `r`: `(factor, slope)`, both 0 where the factor is. The factor has the bits
-    /// of `spiky_gradient_factor`, and `|gradW(x)| = |slope|`: a pass that sums
+    /// by `r`: `(factor, slope)`, both 0 where the factor is. The factor is
+    /// `spiky_gradient_factor`, which takes it from here, and `|gradW(x)| = |slope|`: a pass that sums
     /// `|gradW|^2` (the lambda pass's denominator) takes `slope * slope`, two
     /// operations where `|factor x|^2` took six.
     ///
