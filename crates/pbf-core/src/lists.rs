@@ -54,13 +54,18 @@ pub(crate) const BLOCK: usize = 256;
 
 /// The fewest particles for which a build marks the lines each block's passes first
 /// touch, and the passes prefetch them a block ahead
-/// ([`NeighbourLists::prefetch_next`]): their quads are then 8 MiB or more. In the 3D
-/// dam break at 1M particles on 2 threads, where the quads no longer stay in the
-/// caches from one pass to the next, the prefetches made the constraint phase 7% and
-/// the velocity phase 9% faster, and the step 4% with the marking's cost (a
-/// single-threaded sweep of the grid's cells, 3-4 ms). At 97k and 300k particles the
-/// passes gained 0-3% and the marking cost as much or more.
-pub(crate) const PREFETCH_FROM: usize = 1 << 19;
+/// ([`NeighbourLists::prefetch_next`]): their quads are then 1 MiB or more, more than
+/// the level-2 cache of a core of the machine of BENCHMARKS.md (AMD EPYC, Zen 4),
+/// behind which a pass's first touches wait on the shared level 3 or on memory. In
+/// the 3D dam break at 1M particles on 2 threads the prefetches made the constraint
+/// phase 7% and the velocity phase 9% faster, and the step 4% with the marking's cost
+/// (a single-threaded sweep of the grid's cells, 3-4 ms, beside the sifting). The
+/// threshold was 2^19 until the thirty-second session: on earlier, quieter hosts the
+/// passes at 97k and 300k gained 0-3% and the marking cost as much. On this host,
+/// alternating builds on 2 threads, the 97k dam break's step took 4-6% less time
+/// (9 runs each, 7 faster), the 300k one's constraint phase 3-16% less and the 2D dam
+/// break's step at 100k 8-13% less, with the same bits.
+pub(crate) const PREFETCH_FROM: usize = 1 << 16;
 
 /// Asks the CPU to bring the cache line of `value` into its caches (x86-64; nothing
 /// elsewhere): a hint, which changes no result.
@@ -171,7 +176,7 @@ pub(crate) const GROUP: usize = 16;
 /// substep 2.7% faster, and the dam break's step at 10k 5%; at 1M, where every
 /// pass streams its per-particle arrays from memory, reading and writing them in a
 /// block's sorted order made the step 1.5% slower.
-pub(crate) const SORT_BELOW: usize = PREFETCH_FROM;
+pub(crate) const SORT_BELOW: usize = 1 << 19;
 
 /// The list lengths [`order_lanes`] tells apart: longer lists sort as this long (a
 /// fixed tally on the stack; lists so long are seldom more than a few a block).
