@@ -1,6 +1,6 @@
 //! Dam breaks over 2000 steps: nothing escapes, nothing enters a solid, no NaN.
 
-mod common;
+use crate::common;
 use pbf_core::{Collider, ColliderKind, Shape, scenes};
 
 #[test]

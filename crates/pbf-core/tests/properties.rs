@@ -1,6 +1,6 @@
 //! Properties: momentum, scale invariance, determinism, SIMD against scalar, ids.
 
-mod common;
+use crate::common;
 use pbf_core::{Backend, Domain, Params, Solver, scenes};
 use proptest::prelude::*;
 

@@ -1,6 +1,6 @@
 //! A block in a box settles at rest with a small density error.
 
-mod common;
+use crate::common;
 use pbf_core::scenes::block_at_rest;
 
 fn check<const D: usize>(particles: usize, steps: usize) {
