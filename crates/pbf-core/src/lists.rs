@@ -62,9 +62,10 @@ pub(crate) const BLOCK: usize = 256;
 /// (a single-threaded sweep of the grid's cells, 3-4 ms, beside the sifting). The
 /// threshold was 2^19 until the thirty-second session: on earlier, quieter hosts the
 /// passes at 97k and 300k gained 0-3% and the marking cost as much. On this host,
-/// alternating builds on 2 threads, the 97k dam break's step took 4-6% less time
-/// (9 runs each, 7 faster), the 300k one's constraint phase 3-16% less and the 2D dam
-/// break's step at 100k 8-13% less, with the same bits.
+/// alternating builds on 2 threads, the 97k dam break's step took 6-7% less time
+/// (medians of 9 runs each; 7 of the 9 pairs faster), the 300k one's constraint
+/// phase 3-16% less and the 2D dam break's step at 100k 8-13% less, with the same
+/// bits.
 pub(crate) const PREFETCH_FROM: usize = 1 << 16;
 
 /// Asks the CPU to bring the cache line of `value` into its caches (x86-64; nothing

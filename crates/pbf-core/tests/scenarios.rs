@@ -5,23 +5,13 @@
 
 mod common;
 
-#[path = "chebyshev.rs"]
 mod chebyshev;
-#[path = "checkpoint.rs"]
 mod checkpoint;
-#[path = "coarse.rs"]
 mod coarse;
-#[path = "colliders.rs"]
 mod colliders;
-#[path = "dam_break.rs"]
 mod dam_break;
-#[path = "errors.rs"]
 mod errors;
-#[path = "fuzz_corpus.rs"]
 mod fuzz_corpus;
-#[path = "properties.rs"]
 mod properties;
-#[path = "relaxation.rs"]
 mod relaxation;
-#[path = "rest.rs"]
 mod rest;
