@@ -239,34 +239,68 @@ impl<'a, const D: usize> Constraint<'a, D> {
         }
     }
 
-    /// The density of a particle whose neighbours within h add up `w_sum` of poly6
-    /// (itself not included) and whose walls' share is `wall_share` (from
-    /// [`Self::walls_of`]): `m (W(0) + w_sum) + rho0 Phi(walls)`. The lambda pass and
-    /// the XSPH pass ([`crate::viscosity::xsph_and_curl`]) both end with it, so that
-    /// the same sums give the same bits.
+    /// The densities of a group's lanes whose neighbours within h add up `w_sum` of
+    /// poly6 (themselves not included) and whose walls' share is `wall_share` (from
+    /// [`Self::walls_lanes`]): `m (W(0) + w_sum) + rho0 Phi(walls)`. The lambda pass
+    /// and the XSPH pass ([`crate::viscosity::xsph_and_curl`]) both end with it, so
+    /// that the same sums give the same bits.
     #[inline(always)]
-    pub(crate) fn density_from(&self, w_sum: f32, wall_share: f32) -> f32 {
+    pub(crate) fn densities_of<L: Lane>(&self, w_sum: L, wall_share: L) -> L {
         let self_weight = self.kernel.poly6(0.0);
-        self.mass * (self_weight + w_sum) + self.rest_density * wall_share
+        L::splat(self.mass) * (L::splat(self_weight) + w_sum)
+            + L::splat(self.rest_density) * wall_share
     }
 
-    /// The walls' density share and constraint gradient of the first `width` lanes of
-    /// a group whose own quads are `own` ([`Neighbourhood::own`]), by
-    /// [`Lane::walls`]: zeros when `near_walls` is false (every particle of the group
-    /// clear of the walls, by [`Constraint::near_walls`]), where the walls add
-    /// nothing.
+    /// The walls' density share and constraint gradient of the lanes of a group whose
+    /// own quads are `own` ([`Neighbourhood::own`]), by [`Lane::walls`]: zeros when
+    /// `near_walls` is false (every particle of the group clear of the walls, by
+    /// [`Constraint::near_walls`]), where the walls add nothing.
     #[inline(always)]
-    pub(crate) fn walls_of<L: Lane>(
-        &self,
-        own: [L; 4],
-        width: usize,
-        near_walls: bool,
-    ) -> ([f32; GROUP], [[f32; GROUP]; D]) {
+    pub(crate) fn walls_lanes<L: Lane>(&self, own: [L; 4], near_walls: bool) -> (L, [L; D]) {
         if !near_walls {
-            return ([0.0; GROUP], [[0.0; GROUP]; D]);
+            return (L::splat(0.0), [L::splat(0.0); D]);
         }
-        let (share, grad) = L::walls(&self.boundary, core::array::from_fn(|a| own[a]));
-        (lanes(share, width), grad.map(|g| lanes(g, width)))
+        L::walls(&self.boundary, core::array::from_fn(|a| own[a]))
+    }
+
+    /// The densities and lambdas of a group's lanes from their sums: `rho`
+    /// ([`Self::densities_of`]) and `lambda = -omega C / (|gradC_i|^2 + sum_j
+    /// |gradC_j|^2 + epsilon)`, `C = rho / rho0 - 1` (at least 0 when unilateral), with
+    /// the operations of the particle-by-particle loop it replaced (the same bits) on
+    /// every lane at once: one division of each kind for sixteen particles, where that
+    /// loop took two scalar divisions a particle (see [`Self::lambda_pass`]).
+    #[inline(always)]
+    fn lambdas_of<L: Lane>(
+        &self,
+        w_sum: L,
+        grad_sum: [L; D],
+        grad_sq: L,
+        share: L,
+        walls: [L; D],
+    ) -> (L, L) {
+        let scale = self.mass / self.rest_density;
+        let rho = self.densities_of(w_sum, share);
+        let mut c = rho / L::splat(self.rest_density) - L::splat(1.0);
+        if self.unilateral {
+            c = c.max_zero();
+        }
+        let grad_i: [L; D] = core::array::from_fn(|a| L::splat(scale) * grad_sum[a] + walls[a]);
+        let denominator = crate::lanes::norm2(grad_i)
+            + L::splat(scale * scale) * grad_sq
+            + L::splat(self.epsilon);
+        // Compressed, the overshoot grows: scaled down (see `compression_scaled`).
+        let knee = COMPRESSION_KNEE * self.rest_density;
+        let relaxation = L::splat(self.relaxation);
+        let omega = if self.compression_scaled {
+            rho.select_gt(
+                L::splat(knee),
+                relaxation * (L::splat(knee) / rho),
+                relaxation,
+            )
+        } else {
+            relaxation
+        };
+        (rho, -omega * c / denominator)
     }
 
     /// [`Self::near_walls`] of the group whose own quads are `own`
@@ -343,7 +377,6 @@ impl<'a, const D: usize> Constraint<'a, D> {
         walls: &mut WallGradient<D>,
     ) {
         let kernel = self.kernel;
-        let scale = self.mass / self.rest_density;
         let mut gradient = walls.gradient.iter_mut();
         let wall_gradient: [&mut [f32]; D] =
             core::array::from_fn(|_| gradient.next().expect("D").as_mut_slice());
@@ -365,7 +398,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
                     let (mut w_sum, mut grad_sq) = (zero, zero);
                     let mut grad_sum = [zero; D];
                     let own = nb.own::<L>(first);
-                    nb.for_each_slot_from::<L>(
+                    nb.for_each_slot_ahead::<L>(
                         first,
                         own,
                         #[inline(always)]
@@ -380,43 +413,30 @@ impl<'a, const D: usize> Constraint<'a, D> {
                             grad_sq += slope * slope;
                         },
                     );
-                    let w_sum = lanes(w_sum, width);
-                    let (grad_sq, grad_sum) =
-                        (lanes(grad_sq, width), grad_sum.map(|g| lanes(g, width)));
                     let members = &nb.lists.members(first)[..width];
                     let near_walls = self.near_walls_of(own, width, nb.quads, members);
                     debug_assert_eq!(near_walls, self.near_walls(nb.quads, members));
-                    let (share, walls) = self.walls_of::<L>(own, width, near_walls);
+                    let (share, walls) = self.walls_lanes::<L>(own, near_walls);
+                    let (rho, lambda_lanes) =
+                        self.lambdas_of::<L>(w_sum, grad_sum, grad_sq, share, walls);
+                    let (rho, lambda_lanes) = (lanes(rho, width), lanes(lambda_lanes, width));
+                    let walls = if near_walls {
+                        walls.map(|g| lanes(g, width))
+                    } else {
+                        [[0.0; GROUP]; D]
+                    };
                     for (l, &i) in members.iter().enumerate() {
                         let k = i as usize - start;
-                        let wall_grad: [f32; D] = core::array::from_fn(|a| walls[a][l]);
-                        let rho = self.density_from(w_sum[l], share[l]);
-                        density[k] = rho;
-                        let mut c = rho / self.rest_density - 1.0;
-                        if self.unilateral {
-                            c = c.max(0.0);
-                        }
+                        density[k] = rho[l];
                         // Only where a wall may add (elsewhere it is 0): the delta pass
                         // reads it there alone, as `near` tells it.
                         near[k] = u8::from(near_walls);
                         if near_walls {
                             for a in 0..D {
-                                wall_gradient[a][k] = wall_grad[a];
+                                wall_gradient[a][k] = walls[a][l];
                             }
                         }
-                        let grad_i: [f32; D] =
-                            core::array::from_fn(|a| scale * grad_sum[a][l] + wall_grad[a]);
-                        let denominator =
-                            pbf_kernels::norm2(grad_i) + scale * scale * grad_sq[l] + self.epsilon;
-                        // Compressed, the overshoot grows: scaled down (see
-                        // `compression_scaled`).
-                        let knee = COMPRESSION_KNEE * self.rest_density;
-                        let omega = if self.compression_scaled && rho > knee {
-                            self.relaxation * (knee / rho)
-                        } else {
-                            self.relaxation
-                        };
-                        lambda[k] = -omega * c / denominator;
+                        lambda[k] = lambda_lanes[l];
                     }
                 },
             );
@@ -437,7 +457,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
     /// and in the domain from `p`'s side the same way: the pass writes the step's
     /// result, with the bits a separate pass over `p_next` would give, without reading
     /// and writing the positions once more.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, unsafe_code)]
     pub(crate) fn delta_pass<L: Lane>(
         &self,
         nb: &Neighbourhood<'_, D>,
@@ -454,20 +474,29 @@ impl<'a, const D: usize> Constraint<'a, D> {
         assert_eq!(lambda.len(), nb.len(), "a lambda for every particle");
         assert_eq!(walls.near.len(), nb.len(), "a wall mark for every particle");
         let wall_gradient = &walls.gradient;
+        let (lo, hi) = (domain.lo(), domain.hi());
+        let shrunk: ([f32; D], [f32; D]) = (
+            core::array::from_fn(|a| lo[a] + margin),
+            core::array::from_fn(|a| hi[a] - margin),
+        );
         for_each_pass_chunk(next, &|start, next| {
             for_each_group::<L>(
                 start,
                 next[0].len(),
                 #[inline(always)]
                 |first, width| {
-                    let members = &nb.lists.members(first)[..width];
+                    let all = nb.lists.members(first);
+                    let members = &all[..width];
                     // The quads carry lambda (the caller's contract): the group's own
                     // quads give its lanes' lambda with their positions, in one
                     // transpose instead of sixteen more loads.
                     let own = nb.own::<L>(first);
                     let lambda_i = own[D];
+                    debug_assert!(members.iter().all(
+                        |&i| nb.quads[i as usize][D].to_bits() == lambda[i as usize].to_bits()
+                    ));
                     let mut dp = [L::splat(0.0); D];
-                    nb.for_each_slot_from::<L>(
+                    nb.for_each_slot_ahead::<L>(
                         first,
                         own,
                         #[inline(always)]
@@ -483,43 +512,106 @@ impl<'a, const D: usize> Constraint<'a, D> {
                             }
                         },
                     );
-                    let dp = dp.map(|d| lanes(d, width));
-                    let mut from = [[0.0f32; D]; GROUP];
-                    let mut to = [[0.0f32; D]; GROUP];
                     // The lambda pass's test of the group at these positions.
                     let near_walls = walls.near[members[0] as usize] != 0;
                     debug_assert_eq!(near_walls, self.near_walls(nb.quads, members));
+                    let zero = L::splat(0.0);
+                    let wall: [L; D] = if near_walls {
+                        // SAFETY: the members are particles of the lists, below
+                        // `nb.len()`, the length of every component of the gradient
+                        // (`WallGradient` has a value for every particle).
+                        core::array::from_fn(|a| unsafe { L::gather(&wall_gradient[a], all) })
+                    } else {
+                        [zero; D]
+                    };
+                    let moved: [L; D] = core::array::from_fn(|a| {
+                        own[a] + L::splat(scale) * dp[a] + lambda_i * wall[a]
+                    });
+                    let to = confine_lanes(
+                        moved,
+                        own,
+                        members,
+                        (colliders, domain, margin, shrunk),
+                        chebyshev.as_ref(),
+                    );
                     for (l, &i) in members.iter().enumerate() {
-                        let i = i as usize;
-                        debug_assert_eq!(nb.quads[i][D].to_bits(), lambda[i].to_bits());
-                        from[l] = core::array::from_fn(|a| nb.quads[i][a]);
-                        let wall: [f32; D] = if near_walls {
-                            core::array::from_fn(|a| wall_gradient[a][i])
-                        } else {
-                            [0.0; D]
-                        };
-                        to[l] = core::array::from_fn(|a| {
-                            from[l][a] + scale * dp[a][l] + lambda[i] * wall[a]
-                        });
-                    }
-                    // From the current position, which is outside every solid: a
-                    // correction never carries a particle through a wall.
-                    confine_block(colliders, domain, &from[..width], &mut to[..width], margin);
-                    if let Some(step) = &chebyshev {
-                        for (l, &i) in members.iter().enumerate() {
-                            to[l] = step.apply(to[l], from[l], i as usize);
-                        }
-                        confine_block(colliders, domain, &from[..width], &mut to[..width], margin);
-                    }
-                    for (p, &i) in to[..width].iter().zip(members) {
                         for a in 0..D {
-                            next[a][i as usize - start] = p[a];
+                            next[a][i as usize - start] = to[a][l];
                         }
                     }
                 },
             );
         });
     }
+}
+
+/// What keeps the delta pass's moves: the colliders, the domain, the margin and the
+/// domain's box shrunk by it (`lo + margin`, `hi - margin`).
+type Confinement<'a, const D: usize> =
+    (&'a [Collider<D>], &'a Domain<D>, f32, ([f32; D], [f32; D]));
+
+/// The delta pass's closing of a group: the lanes' moved positions `moved`, kept out
+/// of the colliders from their positions before (`own`, which are outside every
+/// solid) and in the domain, as [`confine_block`] keeps them, then given the
+/// Chebyshev step when there is one and confined again; lane `l` is particle
+/// `members[l]`, and `shrunk` is the domain's box shrunk by `margin`.
+///
+/// Without colliders or a Chebyshev step, a group whose moves all lie in the shrunk
+/// box is left as it is by the clamp; that is tested on the lanes, exactly: the
+/// clamp's bounds are `p >= lo + margin` and `p <= hi - margin`, and `p - b >= 0`
+/// holds exactly when `p >= b` (a NaN fails, and its group takes the clamp). Only the
+/// other groups are taken apart particle by particle. A test holds the result to
+/// `confine_block`'s for every width.
+#[inline(always)]
+fn confine_lanes<L: Lane, const D: usize>(
+    moved: [L; D],
+    own: [L; 4],
+    members: &[u32],
+    (colliders, domain, margin, shrunk): Confinement<'_, D>,
+    chebyshev: Option<&ChebyshevStep<'_, D>>,
+) -> [[f32; GROUP]; D] {
+    let width = members.len();
+    let mut to: [[f32; GROUP]; D] = moved.map(|m| lanes(m, width));
+    if colliders.is_empty()
+        && chebyshev.is_none()
+        && L::clear_of_faces(moved, width, shrunk.0, shrunk.1, 0.0)
+    {
+        return to;
+    }
+    let mut from = [[0.0f32; D]; GROUP];
+    let mut points = [[0.0f32; D]; GROUP];
+    let own = own.map(|o| lanes(o, width));
+    for l in 0..width {
+        from[l] = core::array::from_fn(|a| own[a][l]);
+        points[l] = core::array::from_fn(|a| to[a][l]);
+    }
+    // From the current position, which is outside every solid: a correction never
+    // carries a particle through a wall.
+    confine_block(
+        colliders,
+        domain,
+        &from[..width],
+        &mut points[..width],
+        margin,
+    );
+    if let Some(step) = chebyshev {
+        for (l, &i) in members.iter().enumerate() {
+            points[l] = step.apply(points[l], from[l], i as usize);
+        }
+        confine_block(
+            colliders,
+            domain,
+            &from[..width],
+            &mut points[..width],
+            margin,
+        );
+    }
+    for (l, p) in points[..width].iter().enumerate() {
+        for a in 0..D {
+            to[a][l] = p[a];
+        }
+    }
+    to
 }
 
 /// A Chebyshev step taken in the delta pass's epilogue (see [`Chebyshev`]):
@@ -886,6 +978,204 @@ mod tests {
                 w2.to_bits(),
                 "2D, s = {s}"
             );
+        }
+    }
+
+    /// Lanes from the first values of `values` (as many as the width holds).
+    #[allow(unsafe_code)]
+    fn lanes_of<L: Lane>(values: &[f32; GROUP]) -> L {
+        let indices: [u32; GROUP] = core::array::from_fn(|l| l as u32);
+        // SAFETY: every index is below `GROUP`, the length of `values`.
+        unsafe { L::gather(values, &indices) }
+    }
+
+    /// `max_zero` and `select_gt` at every width: `maxss(x, 0)`'s results, +0 for
+    /// NaN and either zero, as the scalar loop's `c.max(0.0)` gave on x86-64.
+    fn selections<L: Lane>() {
+        let x: [f32; GROUP] = [
+            -0.0,
+            0.0,
+            f32::NAN,
+            -1.5,
+            2.5,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MIN_POSITIVE,
+            -f32::MIN_POSITIVE,
+            1e-45,
+            -1e-45,
+            3.0,
+            -3.0,
+            f32::MAX,
+            f32::MIN,
+            0.5,
+        ];
+        for start in (0..GROUP).step_by(L::WIDTH) {
+            let mut shifted = [0.0f32; GROUP];
+            shifted[..GROUP - start].copy_from_slice(&x[start..]);
+            let v: L = lanes_of(&shifted);
+            let got = lanes(v.max_zero(), L::WIDTH);
+            let picked = lanes(v.select_gt(L::splat(0.5), L::splat(1.0), v), L::WIDTH);
+            for l in 0..L::WIDTH {
+                let want = if shifted[l] > 0.0 { shifted[l] } else { 0.0 };
+                assert_eq!(got[l].to_bits(), want.to_bits(), "max_zero({})", shifted[l]);
+                #[cfg(target_arch = "x86_64")]
+                {
+                    // SAFETY: SSE is part of every x86-64 CPU.
+                    #[allow(unsafe_code)]
+                    let maxss = unsafe {
+                        use core::arch::x86_64::{_mm_cvtss_f32, _mm_max_ss, _mm_set_ss};
+                        _mm_cvtss_f32(_mm_max_ss(_mm_set_ss(shifted[l]), _mm_set_ss(0.0)))
+                    };
+                    assert_eq!(got[l].to_bits(), maxss.to_bits(), "maxss({})", shifted[l]);
+                }
+                let want = if shifted[l] > 0.5 { 1.0 } else { shifted[l] };
+                assert_eq!(
+                    picked[l].to_bits(),
+                    want.to_bits(),
+                    "select_gt({})",
+                    shifted[l]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn lanes_select_as_one_particle_at_a_time() {
+        selections::<f32>();
+        selections::<pbf_kernels::f32x8>();
+        #[cfg(target_arch = "x86_64")]
+        if crate::lanes16::available() {
+            crate::lanes16::F32x16::run(selections::<crate::lanes16::F32x16>);
+        }
+    }
+
+    /// The domain of `confine_lanes`' test: bounds whose sums with the margin round.
+    const LO: f32 = 0.3;
+    const HI: f32 = 1.7;
+
+    /// A coordinate for `confine_lanes`' test: inside the domain, exactly on or just
+    /// past a bound of the domain shrunk by `margin`, far out, or not finite.
+    fn coordinate(kind: u8, t: f32, margin: f32) -> f32 {
+        let (lo, hi) = (LO + margin, HI - margin);
+        match kind % 9 {
+            0..=2 => lo + t * (hi - lo),
+            3 => lo,
+            4 => hi,
+            5 => f32::from_bits(lo.to_bits() - 1),
+            6 => f32::from_bits(hi.to_bits() + 1),
+            7 => -2.0 + 5.0 * t,
+            _ => [f32::NAN, f32::INFINITY, f32::NEG_INFINITY][(t * 2.99) as usize],
+        }
+    }
+
+    /// `confine_lanes` gives `confine_block`'s positions (and the Chebyshev step's
+    /// between two of them) bit for bit, at `L`'s width.
+    fn confines_as_the_block<L: Lane>(
+        moved: &[[f32; GROUP]; 3],
+        own: &[[f32; GROUP]; 3],
+        width: usize,
+        collider: bool,
+        chebyshev: bool,
+    ) {
+        let width = width.clamp(1, L::WIDTH);
+        let margin = 0.01;
+        let domain = Domain::new([LO; 3], [HI; 3]).unwrap();
+        let colliders = if collider {
+            vec![
+                Collider::new(
+                    crate::Shape::Sphere {
+                        center: [1.0; 3],
+                        radius: 0.3,
+                    },
+                    crate::ColliderKind::Solid,
+                )
+                .unwrap(),
+            ]
+        } else {
+            Vec::new()
+        };
+        let shrunk = ([LO + margin; 3], [HI - margin; 3]);
+        let before: [Vec<f32>; 3] =
+            core::array::from_fn(|a| own[a].iter().map(|c| c * 0.99 + 0.01).collect());
+        let step = chebyshev.then(|| ChebyshevStep {
+            weight: 1.3,
+            gamma: 0.9,
+            before: [&before[0][..], &before[1][..], &before[2][..]],
+        });
+        let members: Vec<u32> = (0..width as u32).collect();
+        let moved_lanes: [L; 3] = core::array::from_fn(|a| lanes_of(&moved[a]));
+        let own_lanes: [L; 4] = core::array::from_fn(|a| {
+            if a < 3 {
+                lanes_of(&own[a])
+            } else {
+                L::splat(0.0)
+            }
+        });
+        let got = confine_lanes(
+            moved_lanes,
+            own_lanes,
+            &members,
+            (&colliders, &domain, margin, shrunk),
+            step.as_ref(),
+        );
+        let from: Vec<[f32; 3]> = (0..width)
+            .map(|l| core::array::from_fn(|a| own[a][l]))
+            .collect();
+        let mut want: Vec<[f32; 3]> = (0..width)
+            .map(|l| core::array::from_fn(|a| moved[a][l]))
+            .collect();
+        confine_block(&colliders, &domain, &from, &mut want, margin);
+        if let Some(step) = &step {
+            for l in 0..width {
+                want[l] = step.apply(want[l], from[l], l);
+            }
+            confine_block(&colliders, &domain, &from, &mut want, margin);
+        }
+        for l in 0..width {
+            for a in 0..3 {
+                assert_eq!(
+                    got[a][l].to_bits(),
+                    want[l][a].to_bits(),
+                    "lane {l} axis {a}: {} against {}",
+                    got[a][l],
+                    want[l][a]
+                );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn lanes_confine_a_group_as_the_block_does(
+            kinds in proptest::collection::vec(0u8..9, 3 * GROUP),
+            all_inside in proptest::bool::ANY,
+            ts in proptest::collection::vec(0.0f32..1.0, 3 * GROUP),
+            inside in proptest::collection::vec(0.35f32..0.6, 3 * GROUP),
+            width in 1usize..=GROUP,
+            collider in proptest::bool::ANY,
+            chebyshev in proptest::bool::ANY,
+        ) {
+            let margin = 0.01;
+            // Half the cases with every move inside the shrunk domain or on its
+            // bounds, which take the test on the lanes.
+            let kind = |k: usize| if all_inside { kinds[k] % 5 } else { kinds[k] };
+            let moved: [[f32; GROUP]; 3] = core::array::from_fn(|a| {
+                core::array::from_fn(|l| coordinate(kind(a * GROUP + l), ts[a * GROUP + l], margin))
+            });
+            // The positions before: inside the domain and outside the sphere.
+            let own: [[f32; GROUP]; 3] =
+                core::array::from_fn(|a| core::array::from_fn(|l| inside[a * GROUP + l]));
+            confines_as_the_block::<f32>(&moved, &own, width, collider, chebyshev);
+            confines_as_the_block::<pbf_kernels::f32x8>(&moved, &own, width, collider, chebyshev);
+            #[cfg(target_arch = "x86_64")]
+            if crate::lanes16::available() {
+                crate::lanes16::F32x16::run(|| {
+                    confines_as_the_block::<crate::lanes16::F32x16>(
+                        &moved, &own, width, collider, chebyshev,
+                    )
+                });
+            }
         }
     }
 }

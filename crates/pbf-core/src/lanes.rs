@@ -7,7 +7,7 @@
 //! the scalar path.
 
 use crate::boundary::Boundary;
-use core::ops::{Add, AddAssign, Mul, Sub};
+use core::ops::{Add, AddAssign, Div, Mul, Neg, Sub};
 use pbf_kernels::{Kernel, TensileCorrection, f32x8};
 
 /// An entry of the lists' columns: a `u32` index, or a narrow group's `u16` offset.
@@ -33,7 +33,15 @@ impl Index for u16 {
 /// A value that holds one (`f32`), eight (`f32x8`) or sixteen particles' quantities.
 #[allow(unsafe_code)]
 pub(crate) trait Lane:
-    Copy + Send + Sync + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + AddAssign
+    Copy
+    + Send
+    + Sync
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
 {
     /// How many particles one value holds.
     const WIDTH: usize;
@@ -93,6 +101,16 @@ pub(crate) trait Lane:
     fn store(self, out: &mut [f32]);
     /// 1 where `r2 < h2`, else 0.
     fn indicator(r2: Self, h2: f32) -> Self;
+    /// `yes` in the lanes where `self > other` (false where either is NaN), else `no`.
+    fn select_gt(self, other: Self, yes: Self, no: Self) -> Self;
+    /// The correctly rounded square root of every lane.
+    fn square_root(self) -> Self;
+    /// `self` where it is above 0, else `+0.0` (also for NaN and `-0.0`): on x86-64
+    /// the result of `maxss(self, 0)`, which `f32::max(self, 0.0)` compiles to.
+    #[inline(always)]
+    fn max_zero(self) -> Self {
+        self.select_gt(Self::splat(0.0), self, Self::splat(0.0))
+    }
     fn poly6<const D: usize>(k: &Kernel<D>, r2: Self) -> Self;
     fn gradient_factor<const D: usize>(k: &Kernel<D>, r2: Self) -> Self;
     /// The gradient factor with the slope `dW/dr` whose square is `|gradW|^2`
@@ -135,6 +153,14 @@ pub(crate) trait Lane:
 /// formulas of `pbf-kernels`, the same for every width.
 macro_rules! simd_lane_terms {
     () => {
+        #[inline(always)]
+        fn square_root(self) -> Self {
+            pbf_kernels::SimdF32::sqrt(self)
+        }
+        #[inline(always)]
+        fn select_gt(self, other: Self, yes: Self, no: Self) -> Self {
+            <Self as pbf_kernels::SimdF32>::select(pbf_kernels::SimdF32::gt(self, other), yes, no)
+        }
         #[inline(always)]
         fn indicator(r2: Self, h2: f32) -> Self {
             let s = <Self as pbf_kernels::SimdF32>::splat;
@@ -243,6 +269,14 @@ impl Lane for f32 {
         if let Some(o) = out.first_mut() {
             *o = self;
         }
+    }
+    #[inline(always)]
+    fn square_root(self) -> Self {
+        self.sqrt()
+    }
+    #[inline(always)]
+    fn select_gt(self, other: Self, yes: Self, no: Self) -> Self {
+        if self > other { yes } else { no }
     }
     #[inline(always)]
     fn indicator(r2: Self, h2: f32) -> Self {

@@ -2,8 +2,8 @@
 //! confinement needs, since both read the same neighbours and velocities.
 
 use crate::constraint::Constraint;
-use crate::lanes::{Lane, lanes};
-use crate::lists::{Neighbourhood, for_each_group, for_each_pass_chunk};
+use crate::lanes::{Lane, lanes, norm2};
+use crate::lists::{GROUP, Neighbourhood, for_each_group, for_each_pass_chunk};
 
 /// `nb.quads` must carry the volumes `m / rho` as their extra value
 /// ([`crate::lists::pack_volumes`]);
@@ -87,25 +87,32 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
                         }
                     },
                 );
-                let xsph = xsph.map(|v| lanes(v, width));
-                let curl = curl.map(|v| lanes(v, width));
-                let (w_sum, within) = (lanes(w_sum, width), lanes(within, width));
                 let near_walls = constraint.near_walls_of(own, width, nb.quads, members);
                 debug_assert_eq!(near_walls, constraint.near_walls(nb.quads, members));
-                let (share, _) = constraint.walls_of::<L>(own, width, near_walls);
+                let (share, _) = constraint.walls_lanes::<L>(own, near_walls);
+                // The closing arithmetic on the lanes too, then stored lane by lane.
+                let rho = lanes(constraint.densities_of(w_sum, share), width);
+                let count_lanes = lanes(L::splat(1.0) + within, width);
+                let next_v: [[f32; GROUP]; D] =
+                    core::array::from_fn(|a| lanes(vi[a] + L::splat(c) * xsph[a], width));
+                let magnitude = if want_curl {
+                    lanes(norm2(curl).square_root(), width)
+                } else {
+                    [0.0; GROUP]
+                };
+                let curl = curl.map(|v| lanes(v, width));
                 for (l, &i) in members.iter().enumerate() {
-                    let (i, k) = (i as usize, i as usize - start);
-                    density[k] = constraint.density_from(w_sum[l], share[l]);
-                    count[k] = 1.0 + within[l];
+                    let k = i as usize - start;
+                    density[k] = rho[l];
+                    count[k] = count_lanes[l];
                     for a in 0..D {
-                        next[a][k] = velocity[a][i] + c * xsph[a][l];
+                        next[a][k] = next_v[a][l];
                     }
                     if let Some(omega) = omega.as_deref_mut() {
-                        let w: [f32; 3] = core::array::from_fn(|a| curl[a][l]);
                         for a in 0..3 {
-                            omega[a][k] = w[a];
+                            omega[a][k] = curl[a][l];
                         }
-                        omega[3][k] = pbf_kernels::norm2(w).sqrt();
+                        omega[3][k] = magnitude[l];
                     }
                 }
             },

@@ -1,7 +1,7 @@
 //! Vorticity confinement (Macklin & Müller 2013, eqs. 15-16): a force that puts back
 //! rotation the solver's damping removes.
 
-use crate::lanes::{Lane, lanes};
+use crate::lanes::{Lane, lanes, norm2};
 use crate::lists::{Neighbourhood, for_each_group, for_each_pass_chunk};
 use pbf_kernels::Kernel;
 
@@ -44,11 +44,11 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
             #[inline(always)]
             |first, width| {
                 nb.lists.prefetch_ahead(first, L::WIDTH, omega[3]);
-                let members = nb.lists.members(first);
+                let all = nb.lists.members(first);
                 // SAFETY: the members are particles of the lists, below `nb.len()`, the
                 // length of `omega[3]` (asserted above).
-                let magnitude_i = unsafe { L::gather(omega[3], members) };
-                let members = &members[..width];
+                let magnitude_i = unsafe { L::gather(omega[3], all) };
+                let members = &all[..width];
                 let mut eta = [L::splat(0.0); D];
                 nb.for_each_slot::<L>(
                     first,
@@ -60,16 +60,18 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
                         }
                     },
                 );
-                let eta = eta.map(|v| lanes(v, width));
+                // `|eta|` and `N = eta / |eta|` on the lanes (a square root and D
+                // divisions for the group, where each particle took its own); then
+                // `eps (N x omega_i)` particle by particle, 0 where `|eta|` is 0 or not
+                // finite.
+                let len = norm2(eta).square_root();
+                let n = eta.map(|e| lanes(e / len, width));
+                let len = lanes(len, width);
                 for (l, &i) in members.iter().enumerate() {
                     let (i, k) = (i as usize, i as usize - start);
-                    let eta: [f32; D] = core::array::from_fn(|a| eta[a][l]);
-                    let len = pbf_kernels::norm2(eta).sqrt();
-                    let f = if len > 0.0 && len.is_finite() {
-                        let mut n = [0.0f32; 3];
-                        for a in 0..D {
-                            n[a] = eta[a] / len;
-                        }
+                    let f = if len[l] > 0.0 && len[l].is_finite() {
+                        let n: [f32; 3] =
+                            core::array::from_fn(|a| if a < D { n[a][l] } else { 0.0 });
                         let w = [omega[0][i], omega[1][i], omega[2][i]];
                         [
                             n[1] * w[2] - n[2] * w[1],
