@@ -1742,8 +1742,9 @@ impl<const D: usize> Neighbourhood<'_, D> {
     /// instruction stream: the kernels' square root and division of one slot then
     /// wait beside the next slot's loads instead of before them. With the same
     /// operations (the same bits), the constraint phase of the 97k dam break took
-    /// 3-4% less time on 2 threads than with each slot loaded in its own turn (the
-    /// two solvers stepped alternately in one process; see BENCHMARKS.md).
+    /// 2-3% less time on 2 threads than with each slot loaded in its own turn (two
+    /// solvers stepped alternately in one process; see BENCHMARKS.md). Two slots
+    /// ahead gained no more within the noise.
     #[inline(always)]
     pub(crate) fn for_each_slot_ahead<L: Lane>(
         &self,
