@@ -587,17 +587,7 @@ fn confine_lanes<L: Lane, const D: usize>(
     }
     // From the current position, which is outside every solid: a correction never
     // carries a particle through a wall.
-    confine_block(
-        colliders,
-        domain,
-        &from[..width],
-        &mut points[..width],
-        margin,
-    );
-    if let Some(step) = chebyshev {
-        for (l, &i) in members.iter().enumerate() {
-            points[l] = step.apply(points[l], from[l], i as usize);
-        }
+    let confine = |points: &mut [[f32; D]; GROUP]| {
         confine_block(
             colliders,
             domain,
@@ -605,6 +595,13 @@ fn confine_lanes<L: Lane, const D: usize>(
             &mut points[..width],
             margin,
         );
+    };
+    confine(&mut points);
+    if let Some(step) = chebyshev {
+        for (l, &i) in members.iter().enumerate() {
+            points[l] = step.apply(points[l], from[l], i as usize);
+        }
+        confine(&mut points);
     }
     for (l, p) in points[..width].iter().enumerate() {
         for a in 0..D {
