@@ -44,11 +44,11 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
             #[inline(always)]
             |first, width| {
                 nb.lists.prefetch_ahead(first, L::WIDTH, omega[3]);
-                let all = nb.lists.members(first);
+                let members = nb.lists.members(first);
                 // SAFETY: the members are particles of the lists, below `nb.len()`, the
                 // length of `omega[3]` (asserted above).
-                let magnitude_i = unsafe { L::gather(omega[3], all) };
-                let members = &all[..width];
+                let magnitude_i = unsafe { L::gather(omega[3], members) };
+                let members = &members[..width];
                 let mut eta = [L::splat(0.0); D];
                 nb.for_each_slot::<L>(
                     first,
