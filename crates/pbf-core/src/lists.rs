@@ -1802,38 +1802,26 @@ impl<const D: usize> Neighbourhood<'_, D> {
         // The slot's index as lanes (see `Lane::mask_counts`): exact, a list is far
         // shorter than 2^24 entries.
         let mut slot = L::splat(0.0);
-        if !AHEAD {
-            for k in 0..slots {
-                let neighbours = slot_at(k);
-                // SAFETY: the slot's neighbours are entries of the lists, below
-                // `self.lists.len()` (`NeighbourLists`' invariant), which is the quads'
-                // length (asserted by `for_each_slot`).
-                let q = unsafe { neighbours.gather4(self.quads) };
-                let x: [L; D] = core::array::from_fn(|a| xi[a] - q[a]);
-                let r2 = L::mask_counts(norm2(x), count, slot);
-                slot += L::splat(1.0);
-                f(&neighbours, x, r2, q[D]);
-            }
-            return;
-        }
-        if slots == 0 {
-            return;
-        }
-        // SAFETY: the slot's neighbours are entries of the lists, below
-        // `self.lists.len()` (`NeighbourLists`' invariant), which is the quads'
-        // length (asserted by `for_each_slot`).
-        let mut q = unsafe { slot_at(0).gather4(self.quads) };
+        // SAFETY (every load): the slot's neighbours are entries of the lists, below
+        // `self.lists.len()` (`NeighbourLists`' invariant), which is the quads' length
+        // (asserted by `walk_group`).
+        let load = |k: usize| unsafe { slot_at(k).gather4(self.quads) };
+        // With `AHEAD`, slot `k`'s quads, loaded before the call for slot `k - 1`.
+        let mut ahead = if AHEAD && slots > 0 {
+            load(0)
+        } else {
+            [L::splat(0.0); 4]
+        };
         for k in 0..slots {
             let neighbours = slot_at(k);
+            let q = if AHEAD { ahead } else { load(k) };
             let x: [L; D] = core::array::from_fn(|a| xi[a] - q[a]);
             let r2 = L::mask_counts(norm2(x), count, slot);
             slot += L::splat(1.0);
-            let extra = q[D];
-            if k + 1 < slots {
-                // SAFETY: as above.
-                q = unsafe { slot_at(k + 1).gather4(self.quads) };
+            if AHEAD && k + 1 < slots {
+                ahead = load(k + 1);
             }
-            f(&neighbours, x, r2, extra);
+            f(&neighbours, x, r2, q[D]);
         }
     }
 }
