@@ -268,7 +268,8 @@ impl<'a, const D: usize> Constraint<'a, D> {
     /// |gradC_j|^2 + epsilon)`, `C = rho / rho0 - 1` (at least 0 when unilateral), with
     /// the operations of the particle-by-particle loop it replaced (the same bits) on
     /// every lane at once: one division of each kind for sixteen particles, where that
-    /// loop took two scalar divisions a particle (see [`Self::lambda_pass`]).
+    /// loop took two scalar divisions a particle (measured in BENCHMARKS.md, the
+    /// thirty-third session).
     #[inline(always)]
     fn lambdas_of<L: Lane>(
         &self,
@@ -474,11 +475,6 @@ impl<'a, const D: usize> Constraint<'a, D> {
         assert_eq!(lambda.len(), nb.len(), "a lambda for every particle");
         assert_eq!(walls.near.len(), nb.len(), "a wall mark for every particle");
         let wall_gradient = &walls.gradient;
-        let (lo, hi) = (domain.lo(), domain.hi());
-        let shrunk: ([f32; D], [f32; D]) = (
-            core::array::from_fn(|a| lo[a] + margin),
-            core::array::from_fn(|a| hi[a] - margin),
-        );
         for_each_pass_chunk(next, &|start, next| {
             for_each_group::<L>(
                 start,
@@ -531,7 +527,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
                         moved,
                         own,
                         members,
-                        (colliders, domain, margin, shrunk),
+                        (colliders, domain, margin),
                         chebyshev.as_ref(),
                     );
                     for (l, &i) in members.iter().enumerate() {
@@ -545,16 +541,11 @@ impl<'a, const D: usize> Constraint<'a, D> {
     }
 }
 
-/// What keeps the delta pass's moves: the colliders, the domain, the margin and the
-/// domain's box shrunk by it (`lo + margin`, `hi - margin`).
-type Confinement<'a, const D: usize> =
-    (&'a [Collider<D>], &'a Domain<D>, f32, ([f32; D], [f32; D]));
-
 /// The delta pass's closing of a group: the lanes' moved positions `moved`, kept out
 /// of the colliders from their positions before (`own`, which are outside every
 /// solid) and in the domain, as [`confine_block`] keeps them, then given the
 /// Chebyshev step when there is one and confined again; lane `l` is particle
-/// `members[l]`, and `shrunk` is the domain's box shrunk by `margin`.
+/// `members[l]`.
 ///
 /// Without colliders or a Chebyshev step, a group whose moves all lie in the shrunk
 /// box is left as it is by the clamp; that is tested on the lanes, exactly: the
@@ -567,16 +558,19 @@ fn confine_lanes<L: Lane, const D: usize>(
     moved: [L; D],
     own: [L; 4],
     members: &[u32],
-    (colliders, domain, margin, shrunk): Confinement<'_, D>,
+    (colliders, domain, margin): (&[Collider<D>], &Domain<D>, f32),
     chebyshev: Option<&ChebyshevStep<'_, D>>,
 ) -> [[f32; GROUP]; D] {
     let width = members.len();
     let mut to: [[f32; GROUP]; D] = moved.map(|m| lanes(m, width));
-    if colliders.is_empty()
-        && chebyshev.is_none()
-        && L::clear_of_faces(moved, width, shrunk.0, shrunk.1, 0.0)
-    {
-        return to;
+    if colliders.is_empty() && chebyshev.is_none() {
+        // The clamp's bounds, with its operations.
+        let (lo, hi) = (domain.lo(), domain.hi());
+        let lo: [f32; D] = core::array::from_fn(|a| lo[a] + margin);
+        let hi: [f32; D] = core::array::from_fn(|a| hi[a] - margin);
+        if L::clear_of_faces(moved, width, lo, hi, 0.0) {
+            return to;
+        }
     }
     let mut from = [[0.0f32; D]; GROUP];
     let mut points = [[0.0f32; D]; GROUP];
@@ -1092,7 +1086,6 @@ mod tests {
         } else {
             Vec::new()
         };
-        let shrunk = ([LO + margin; 3], [HI - margin; 3]);
         let before: [Vec<f32>; 3] =
             core::array::from_fn(|a| own[a].iter().map(|c| c * 0.99 + 0.01).collect());
         let step = chebyshev.then(|| ChebyshevStep {
@@ -1113,7 +1106,7 @@ mod tests {
             moved_lanes,
             own_lanes,
             &members,
-            (&colliders, &domain, margin, shrunk),
+            (&colliders, &domain, margin),
             step.as_ref(),
         );
         let from: Vec<[f32; 3]> = (0..width)
