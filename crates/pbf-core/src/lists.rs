@@ -149,10 +149,9 @@ pub(crate) struct Rows {
     /// The first particle of the block whose candidates exceeded the limit of the
     /// build, and their number (its list and the later ones are left empty).
     overfull: Option<(usize, usize)>,
-    /// The sixteen-wide sifter's copy of a cell's candidates, one run for all its
-    /// particles: their coordinates by axis and their indices (entries past the
-    /// cell's candidates are scratch).
-    #[cfg(target_arch = "x86_64")]
+    /// The sifters' copy of a cell's candidates, one run for all its particles: their
+    /// coordinates by axis and their indices (entries past the cell's candidates are
+    /// scratch).
     packed: ([Vec<f32>; 3], Vec<u32>),
 }
 
@@ -1073,6 +1072,12 @@ fn candidates_with_room<'g, const D: usize>(
 /// candidate ranges. The indices of a block of candidates within h are written eight
 /// at a time through [`COMPRESS`] (the surplus is overwritten by the next block), so
 /// `block.indices` keeps its high-water length and only the `ends` say what is used.
+///
+/// A cell of [`PACK_FROM`] particles or more first copies its candidates into one run
+/// ([`pack_run`]), which each of its particles then walks in whole blocks of eight:
+/// walking the ranges, each range's last block is partly empty (a cell holds about
+/// nine particles at h = 2 spacings), and the run is shared by all the cell's
+/// particles. The entries are the same, in the same order.
 fn fill_block<const D: usize>(
     block: &mut Rows,
     grid: &Grid<D>,
@@ -1082,27 +1087,161 @@ fn fill_block<const D: usize>(
     most: usize,
 ) {
     block.ends.clear();
+    // Room for the most candidates a cell may have, once, under a limit (the
+    // solver's): a step allocates nothing in steady state.
+    if most < usize::MAX {
+        reserve_run(&mut block.packed, D, most, 8);
+    }
     let limit = f32x8::splat(h2);
+    let cells = grid.cell_of();
     let mut used = 0usize;
-    for i in range {
-        let xi: [f32x8; D] = core::array::from_fn(|a| f32x8::splat(positions[a][i]));
-        let Some((candidates, _)) = candidates_with_room(block, grid, i, used, (1, 8), most) else {
+    let mut i = range.start;
+    while i < range.end {
+        let mut stop = i + 1;
+        while stop < range.end && cells[stop] == cells[i] {
+            stop += 1;
+        }
+        let pack = stop - i >= PACK_FROM;
+        // Whether the run of the cell's candidates is there: its first particle with
+        // room copies it.
+        let mut copied = false;
+        for i in i..stop {
+            let xi: [f32x8; D] = core::array::from_fn(|a| f32x8::splat(positions[a][i]));
+            let Some((candidates, count)) =
+                candidates_with_room(block, grid, i, used, (1, 8), most)
+            else {
+                block.ends.push(used as u32);
+                continue;
+            };
+            if !pack {
+                within8(positions, xi, limit, candidates, |j, mut bits| {
+                    let own = i.wrapping_sub(j);
+                    if own < 8 {
+                        bits &= !(1 << own);
+                    }
+                    let lanes = &COMPRESS[bits as usize];
+                    let out = &mut block.indices[used..used + 8];
+                    for k in 0..8 {
+                        out[k] = j as u32 + lanes[k];
+                    }
+                    used += bits.count_ones() as usize;
+                });
+                block.ends.push(used as u32);
+                continue;
+            }
+            if !copied {
+                // Under a limit, reserved above (`count <= most`).
+                reserve_run(&mut block.packed, D, count, 8);
+                pack_run(&mut block.packed, positions, candidates, count);
+                copied = true;
+            }
+            // Where `i` itself lies in the run: the ranges are copied in order.
+            let mut own = 0usize;
+            for r in candidates {
+                if (r.start as usize..r.end as usize).contains(&i) {
+                    own += i - r.start as usize;
+                    break;
+                }
+                own += r.len();
+            }
+            let Rows {
+                indices, packed, ..
+            } = &mut *block;
+            let (xyz, run_indices) = &*packed;
+            let first = used;
+            let mut j = 0;
+            while j < count {
+                // The run's lanes past `count` are scratch: `tail_bits` leaves them out.
+                let x: [f32x8; D] = core::array::from_fn(|a| {
+                    let eight: &[f32; 8] = xyz[a][j..j + 8].try_into().expect("eight");
+                    xi[a] - f32x8::from(*eight)
+                });
+                let mut bits = norm2(x).simd_lt(limit).to_bitmask() & tail_bits(count - j);
+                let at = own.wrapping_sub(j);
+                if at < 8 {
+                    bits &= !(1 << at);
+                }
+                // Positions in the run, made indices below (a load a hit, where here
+                // it would be eight a block).
+                let lanes = &COMPRESS[bits as usize];
+                let out = &mut indices[used..used + 8];
+                for k in 0..8 {
+                    out[k] = j as u32 + lanes[k];
+                }
+                used += bits.count_ones() as usize;
+                j += 8;
+            }
+            for entry in &mut indices[first..used] {
+                *entry = run_indices[*entry as usize];
+            }
             block.ends.push(used as u32);
-            continue;
-        };
-        within8(positions, xi, limit, candidates, |j, mut bits| {
-            let own = i.wrapping_sub(j);
-            if own < 8 {
-                bits &= !(1 << own);
+        }
+        i = stop;
+    }
+}
+
+/// The fewest particles of a cell for which the sifters copy the cell's candidates
+/// into one run first: fewer are walked once or twice, and the copy costs about as
+/// much as a walk's partly empty blocks (97k dam break, 1 thread: the sixteen-wide
+/// sifter's samples fell 5-7% with the copy from 3, 5 or 8 particles on, the copy
+/// taking a fifth of what remained).
+const PACK_FROM: usize = 5;
+
+/// Makes `packed` (see [`Rows`]) hold `count` candidates of `dimension` axes, and
+/// a whole block of `width` stored or loaded from the last of them on.
+fn reserve_run(
+    (xyz, indices): &mut ([Vec<f32>; 3], Vec<u32>),
+    dimension: usize,
+    count: usize,
+    width: usize,
+) {
+    for v in xyz.iter_mut().take(dimension) {
+        if v.len() < count + width {
+            v.resize(count + width, 0.0);
+        }
+    }
+    if indices.len() < count + width {
+        indices.resize(count + width, 0);
+    }
+}
+
+/// Copies the candidates `ranges` (`count` in all) into `packed`, one after the
+/// other: coordinates by axis and indices, in the order the ranges give them.
+///
+/// # Panics
+/// When a range reaches past the positions, or the ranges hold more than `count`
+/// candidates (bugs in the caller).
+fn pack_run<const D: usize>(
+    (xyz, indices): &mut ([Vec<f32>; 3], Vec<u32>),
+    positions: [&[f32]; D],
+    ranges: &[pbf_grid::CellRange],
+    count: usize,
+) {
+    let mut n = 0;
+    for range in ranges {
+        let (start, end) = (range.start as usize, range.end as usize);
+        assert!(
+            n + (end - start) <= count,
+            "neighbour lists: more candidates than counted"
+        );
+        // Eight at a time (a copy of a length known only at run time is a call of
+        // `memmove`): the blocks past the range's end are scratch that the next range
+        // overwrites, or past `count`.
+        let mut k = start;
+        while k < end {
+            for a in 0..D {
+                let to: &mut [f32; 8] = (&mut xyz[a][n..n + 8]).try_into().expect("eight");
+                match positions[a].get(k..k + 8) {
+                    Some(from) => *to = from.try_into().expect("eight"),
+                    None => to[..end - k].copy_from_slice(&positions[a][k..end]),
+                }
             }
-            let lanes = &COMPRESS[bits as usize];
-            let out = &mut block.indices[used..used + 8];
-            for k in 0..8 {
-                out[k] = j as u32 + lanes[k];
-            }
-            used += bits.count_ones() as usize;
-        });
-        block.ends.push(used as u32);
+            let to: &mut [u32; 8] = (&mut indices[n..n + 8]).try_into().expect("eight");
+            *to = core::array::from_fn(|l| (k + l) as u32);
+            let step = (end - k).min(8);
+            n += step;
+            k += step;
+        }
     }
 }
 
@@ -1168,7 +1307,7 @@ fn within8<const D: usize>(
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod avx512 {
-    use super::{Rows, WIDE};
+    use super::{PACK_FROM, Rows, WIDE, reserve_run};
     use core::arch::x86_64::{
         __m512, __m512i, _CMP_LT_OQ, _mm512_add_epi32, _mm512_add_ps, _mm512_loadu_ps,
         _mm512_loadu_si512, _mm512_mask_cmp_ps_mask, _mm512_mask_cmpneq_epi32_mask,
@@ -1179,13 +1318,6 @@ mod avx512 {
     };
     use core::arch::x86_64::{_mm256_storeu_si256, _mm512_cvtepi32_epi16, _mm512_sub_epi32};
     use pbf_grid::Grid;
-
-    /// The fewest particles of a cell for which [`fill_block`] copies the cell's
-    /// candidates into one run first: fewer are walked once or twice, and the copy
-    /// costs about as much as a walk's partly empty blocks (97k dam break, 1 thread:
-    /// the sifter's samples fell 5-7% with the copy from 3, 5 or 8 particles on, the
-    /// copy taking a fifth of what remained).
-    const PACK_FROM: usize = 5;
 
     /// [`super::fill_block`], sixteen candidates at a time.
     ///
@@ -1363,7 +1495,7 @@ mod avx512 {
         // Room for the most candidates a cell may have, once, under a limit (the
         // solver's): a step allocates nothing in steady state.
         if most < usize::MAX {
-            reserve_run(&mut block.packed, D, most);
+            reserve_run(&mut block.packed, D, most, 16);
         }
         let cells = grid.cell_of();
         let mut used = 0usize;
@@ -1401,19 +1533,6 @@ mod avx512 {
             u16::MAX
         } else {
             (1u16 << left) - 1
-        }
-    }
-
-    /// Makes `packed` (see [`Rows`]) hold `count` candidates of `dimension` axes, and
-    /// a whole block stored from the last of them on.
-    fn reserve_run((xyz, indices): &mut ([Vec<f32>; 3], Vec<u32>), dimension: usize, count: usize) {
-        for v in xyz.iter_mut().take(dimension) {
-            if v.len() < count + 16 {
-                v.resize(count + 16, 0.0);
-            }
-        }
-        if indices.len() < count + 16 {
-            indices.resize(count + 16, 0);
         }
     }
 
@@ -1510,7 +1629,7 @@ mod avx512 {
         if let Some(copied) = copied {
             if !*copied {
                 // Under a limit, reserved by `fill_block_avx512` (`count <= most`).
-                reserve_run(&mut block.packed, D, count);
+                reserve_run(&mut block.packed, D, count, 16);
                 pack_candidates(&mut block.packed, positions, candidates, count);
                 *copied = true;
             }
@@ -2548,10 +2667,11 @@ mod tests {
         }
     }
 
-    /// The sixteen-wide sifter takes up to four particles of a cell at once, and from
-    /// five particles on walks a copy of the cell's candidates in one run: cells of
-    /// one to nine particles (every way a cell splits into fours, twos and ones, with
-    /// and without the copy) give the lists of the portable sifter, entry for entry.
+    /// The sixteen-wide sifter takes up to four particles of a cell at once, and both
+    /// sifters from five particles on walk a copy of the cell's candidates in one run:
+    /// cells of one to nine particles (every way a cell splits into fours, twos and
+    /// ones, with and without the copy) give the same lists from both, entry for
+    /// entry.
     #[test]
     fn cells_of_every_occupancy_give_the_same_lists() {
         let radius = 0.1f32;
