@@ -1114,17 +1114,8 @@ fn fill_block<const D: usize>(
                 continue;
             };
             if !pack {
-                within8(positions, xi, limit, candidates, |j, mut bits| {
-                    let own = i.wrapping_sub(j);
-                    if own < 8 {
-                        bits &= !(1 << own);
-                    }
-                    let lanes = &COMPRESS[bits as usize];
-                    let out = &mut block.indices[used..used + 8];
-                    for k in 0..8 {
-                        out[k] = j as u32 + lanes[k];
-                    }
-                    used += bits.count_ones() as usize;
+                within8(positions, xi, limit, candidates, |j, bits| {
+                    used = store_hits(&mut block.indices, used, j, without(bits, i, j));
                 });
                 block.ends.push(used as u32);
                 continue;
@@ -1156,19 +1147,10 @@ fn fill_block<const D: usize>(
                     let eight: &[f32; 8] = xyz[a][j..j + 8].try_into().expect("eight");
                     xi[a] - f32x8::from(*eight)
                 });
-                let mut bits = norm2(x).simd_lt(limit).to_bitmask() & tail_bits(count - j);
-                let at = own.wrapping_sub(j);
-                if at < 8 {
-                    bits &= !(1 << at);
-                }
+                let bits = norm2(x).simd_lt(limit).to_bitmask() & tail_bits(count - j);
                 // Positions in the run, made indices below (a load a hit, where here
                 // it would be eight a block).
-                let lanes = &COMPRESS[bits as usize];
-                let out = &mut indices[used..used + 8];
-                for k in 0..8 {
-                    out[k] = j as u32 + lanes[k];
-                }
-                used += bits.count_ones() as usize;
+                used = store_hits(indices, used, j, without(bits, own, j));
                 j += 8;
             }
             for entry in &mut indices[first..used] {
@@ -1178,6 +1160,26 @@ fn fill_block<const D: usize>(
         }
         i = stop;
     }
+}
+
+/// `bits` (of the eight candidates from `j`) without the one that is `own`, if any.
+#[inline(always)]
+fn without(bits: u32, own: usize, j: usize) -> u32 {
+    let at = own.wrapping_sub(j);
+    if at < 8 { bits & !(1 << at) } else { bits }
+}
+
+/// Writes `j + l` for every bit `l` of `bits` at `indices[used..]`, through
+/// [`COMPRESS`] (eight entries, the surplus overwritten by the next call), and returns
+/// where the hits end.
+#[inline(always)]
+fn store_hits(indices: &mut [u32], used: usize, j: usize, bits: u32) -> usize {
+    let lanes = &COMPRESS[bits as usize];
+    let out = &mut indices[used..used + 8];
+    for k in 0..8 {
+        out[k] = j as u32 + lanes[k];
+    }
+    used + bits.count_ones() as usize
 }
 
 /// The fewest particles of a cell for which the sifters copy the cell's candidates
