@@ -437,7 +437,7 @@ pub(crate) fn lanes<L: Lane>(v: L, width: usize) -> [f32; crate::lists::GROUP] {
 ///
 /// Eight whole values are one load. The copy of a length known only at run time
 /// below is a call of `memmove`; taken for every eight candidates, it cost the
-/// portable sifter (the machines without AVX-512) 43% of the 97k dam break's
+/// portable sifter (the machines without AVX-512) about 42% of the 97k dam break's
 /// neighbour search, and the lists' repairs on every machine (BENCHMARKS.md,
 /// thirty-fifth session).
 #[inline(always)]
