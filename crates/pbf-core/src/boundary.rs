@@ -366,6 +366,10 @@ mod tests {
             if crate::lanes16::available() {
                 lanes_walls_match::<crate::lanes16::F32x16>(&points, colliders);
             }
+            #[cfg(target_arch = "x86_64")]
+            if crate::lanes8::available() {
+                lanes_walls_match::<crate::lanes8::F32x8Avx>(&points, colliders);
+            }
         }
     }
 

@@ -841,6 +841,10 @@ mod tests {
         if crate::lanes16::available() {
             xsph_densities_match::<crate::lanes16::F32x16>();
         }
+        #[cfg(target_arch = "x86_64")]
+        if crate::lanes8::available() {
+            xsph_densities_match::<crate::lanes8::F32x8Avx>();
+        }
     }
 
     /// The lambda pass writes a particle's wall gradient only in groups a wall may
@@ -902,6 +906,10 @@ mod tests {
         #[cfg(target_arch = "x86_64")]
         if crate::lanes16::available() {
             wall_gradients_are_read_where_written::<crate::lanes16::F32x16>();
+        }
+        #[cfg(target_arch = "x86_64")]
+        if crate::lanes8::available() {
+            wall_gradients_are_read_where_written::<crate::lanes8::F32x8Avx>();
         }
     }
 
@@ -1039,6 +1047,10 @@ mod tests {
         if crate::lanes16::available() {
             crate::lanes16::F32x16::run(selections::<crate::lanes16::F32x16>);
         }
+        #[cfg(target_arch = "x86_64")]
+        if crate::lanes8::available() {
+            crate::lanes8::F32x8Avx::run(selections::<crate::lanes8::F32x8Avx>);
+        }
     }
 
     /// The domain of `confine_lanes`' test: bounds whose sums with the margin round.
@@ -1162,6 +1174,14 @@ mod tests {
             if crate::lanes16::available() {
                 crate::lanes16::F32x16::run(|| {
                     confines_as_the_block::<crate::lanes16::F32x16>(
+                        &moved, &own, width, collider, chebyshev,
+                    )
+                });
+            }
+            #[cfg(target_arch = "x86_64")]
+            if crate::lanes8::available() {
+                crate::lanes8::F32x8Avx::run(|| {
+                    confines_as_the_block::<crate::lanes8::F32x8Avx>(
                         &moved, &own, width, collider, chebyshev,
                     )
                 });

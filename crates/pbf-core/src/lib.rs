@@ -75,6 +75,8 @@ pub mod fuzzing;
 mod lanes;
 #[cfg(target_arch = "x86_64")]
 mod lanes16;
+#[cfg(target_arch = "x86_64")]
+mod lanes8;
 mod lists;
 mod parallel;
 mod params;

@@ -2286,6 +2286,25 @@ mod tests {
                 });
                 assert_eq!(seen, expected);
             }
+            #[cfg(target_arch = "x86_64")]
+            if crate::lanes8::available() {
+                use crate::lanes8::F32x8Avx;
+                let mut seen: Vec<Vec<u32>> = vec![Vec::new(); n];
+                F32x8Avx::run(|| {
+                    for_each_group::<F32x8Avx>(0, n, |first, width| {
+                        let members = lists.members(first);
+                        nb.for_each_slot::<F32x8Avx>(first, |indices, _, r2, _| {
+                            let r = r2.to_array();
+                            for l in 0..width {
+                                if r[l].is_finite() {
+                                    seen[members[l] as usize].push(indices.indices()[l]);
+                                }
+                            }
+                        });
+                    });
+                });
+                assert_eq!(seen, expected);
+            }
         }
     }
 
@@ -2398,12 +2417,17 @@ mod tests {
         }
     }
 
-    /// The widths of lanes this CPU runs.
-    fn widths() -> Vec<usize> {
-        let mut widths = vec![1, 8];
+    /// The lane types this CPU runs, by name: one, eight (`f32x8`), eight in one AVX
+    /// register, sixteen.
+    fn widths() -> Vec<&'static str> {
+        let mut widths = vec!["1", "8"];
+        #[cfg(target_arch = "x86_64")]
+        if crate::lanes8::available() {
+            widths.push("8 avx");
+        }
         #[cfg(target_arch = "x86_64")]
         if crate::lanes16::available() {
-            widths.push(16);
+            widths.push("16");
         }
         widths
     }
@@ -2411,7 +2435,7 @@ mod tests {
     /// The bits of a sum over every particle's neighbours at `width` lanes, of the
     /// quads (with an extra value) and of what a pass gathers by the slot's
     /// neighbours besides: other quads (`Slot::gather4`).
-    fn pass_sums(lists: &NeighbourLists, positions: [&[f32]; 3], h: f32, width: usize) -> Vec<u32> {
+    fn pass_sums(lists: &NeighbourLists, positions: [&[f32]; 3], h: f32, width: &str) -> Vec<u32> {
         let n = positions[0].len();
         let extra: Vec<f32> = (0..n).map(|i| i as f32).collect();
         let other: Vec<f32> = (0..n).map(|i| (i as f32).sqrt()).collect();
@@ -2449,12 +2473,13 @@ mod tests {
         }
         let arrays = &others[..];
         match width {
-            1 => run::<f32>(&nb, &kernel, arrays, &mut out),
-            8 => run::<f32x8>(&nb, &kernel, arrays, &mut out),
+            "1" => run::<f32>(&nb, &kernel, arrays, &mut out),
+            "8" => run::<f32x8>(&nb, &kernel, arrays, &mut out),
             #[cfg(target_arch = "x86_64")]
-            _ => run::<crate::lanes16::F32x16>(&nb, &kernel, arrays, &mut out),
-            #[cfg(not(target_arch = "x86_64"))]
-            _ => unreachable!("sixteen lanes off x86-64"),
+            "8 avx" => run::<crate::lanes8::F32x8Avx>(&nb, &kernel, arrays, &mut out),
+            #[cfg(target_arch = "x86_64")]
+            "16" => run::<crate::lanes16::F32x16>(&nb, &kernel, arrays, &mut out),
+            _ => unreachable!("{width} lanes off x86-64"),
         }
         out
     }

@@ -116,16 +116,22 @@ pub enum Acceleration {
 /// assert!([8, 16].contains(&Backend::Lanes.lane_width()));
 /// assert_eq!(Backend::Lanes8.lane_width(), 8);
 /// assert_eq!(Backend::Scalar.lane_width(), 1);
+/// // Which instructions carry the lanes here ("avx512f", "avx", "f32x8" or "scalar").
+/// println!("{}", Backend::Lanes.instructions());
+/// assert_eq!(Backend::Scalar.instructions(), "scalar");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Backend {
     /// The widest lanes this CPU runs, checked at run time: sixteen particles at a
-    /// time in one AVX-512 register where the CPU has AVX-512F, else eight on `f32x8`
-    /// (the default).
+    /// time in one AVX-512 register where the CPU has AVX-512F, else eight as
+    /// [`Backend::Lanes8`] runs them (the default).
     #[default]
     Lanes,
-    /// Eight particles at a time on `f32x8`, on every CPU (through `wide`, whose
-    /// instructions the build's target features choose: two SSE2 registers by default).
+    /// Eight particles at a time, on every CPU: in one 256-bit AVX register where the
+    /// CPU has AVX (checked at run time), else on `wide`'s `f32x8`, whose
+    /// instructions the build's target features choose (two SSE2 registers in a
+    /// default x86-64 build, NEON on aarch64). On the host of BENCHMARKS.md the AVX
+    /// register's constraint phase takes about 0.7 of the two SSE2 registers'.
     /// A checkpoint records only whether the backend is `Scalar`, so this one restores
     /// as `Lanes`, which continues with the same bits.
     Lanes8,
@@ -137,24 +143,54 @@ pub enum Backend {
 impl Backend {
     /// How many neighbours one instruction handles with this backend on this CPU.
     pub fn lane_width(self) -> usize {
+        match self.lane_type() {
+            #[cfg(target_arch = "x86_64")]
+            LaneType::Avx512 => 16,
+            #[cfg(target_arch = "x86_64")]
+            LaneType::Avx => 8,
+            LaneType::Wide => 8,
+            LaneType::Scalar => 1,
+        }
+    }
+
+    /// The instructions that carry this backend's lanes on this CPU: `"avx512f"`
+    /// (sixteen lanes), `"avx"` (eight in one register), `"f32x8"` (eight through
+    /// `wide`, with the build's target features) or `"scalar"`.
+    pub fn instructions(self) -> &'static str {
+        match self.lane_type() {
+            #[cfg(target_arch = "x86_64")]
+            LaneType::Avx512 => "avx512f",
+            #[cfg(target_arch = "x86_64")]
+            LaneType::Avx => "avx",
+            LaneType::Wide => "f32x8",
+            LaneType::Scalar => "scalar",
+        }
+    }
+
+    /// The lane type this backend runs on this CPU (the solver's passes dispatch on
+    /// it).
+    pub(crate) fn lane_type(self) -> LaneType {
         match self {
-            Backend::Lanes if sixteen_lanes() => 16,
-            Backend::Lanes | Backend::Lanes8 => 8,
-            Backend::Scalar => 1,
+            Backend::Scalar => LaneType::Scalar,
+            #[cfg(target_arch = "x86_64")]
+            Backend::Lanes if crate::lanes16::available() => LaneType::Avx512,
+            #[cfg(target_arch = "x86_64")]
+            Backend::Lanes | Backend::Lanes8 if crate::lanes8::available() => LaneType::Avx,
+            Backend::Lanes | Backend::Lanes8 => LaneType::Wide,
         }
     }
 }
 
-/// Whether [`Backend::Lanes`] runs sixteen lanes on this CPU.
-pub(crate) fn sixteen_lanes() -> bool {
+/// The lane types of the passes: [`crate::lanes16::F32x16`],
+/// [`crate::lanes8::F32x8Avx`], `f32x8` and `f32`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LaneType {
     #[cfg(target_arch = "x86_64")]
-    {
-        crate::lanes16::available()
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    Avx512,
+    #[cfg(target_arch = "x86_64")]
+    Avx,
+    Wide,
+    Scalar,
 }
 
 /// The parameters of a solver in `D` dimensions. Build them with [`Params::builder`].

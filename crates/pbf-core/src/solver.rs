@@ -13,6 +13,7 @@ use crate::lists::{
     repack_extra, room_per_particle,
 };
 use crate::parallel::{MIN_CHUNK, chunk, deterministic_sum, for_each_chunk, per_chunk, pick_max};
+use crate::params::LaneType;
 use crate::{
     Acceleration, Backend, CoreError, Iterations, Params, Relaxation, viscosity, vorticity,
 };
@@ -799,13 +800,13 @@ impl<const D: usize> Solver<D> {
     /// # Ok::<(), pbf_core::CoreError>(())
     /// ```
     pub fn step(&mut self) -> Result<StepDiagnostics, CoreError> {
-        match self.params.backend() {
+        match self.params.backend().lane_type() {
             #[cfg(target_arch = "x86_64")]
-            Backend::Lanes if crate::params::sixteen_lanes() => {
-                self.step_with::<crate::lanes16::F32x16>()
-            }
-            Backend::Lanes | Backend::Lanes8 => self.step_with::<f32x8>(),
-            Backend::Scalar => self.step_with::<f32>(),
+            LaneType::Avx512 => self.step_with::<crate::lanes16::F32x16>(),
+            #[cfg(target_arch = "x86_64")]
+            LaneType::Avx => self.step_with::<crate::lanes8::F32x8Avx>(),
+            LaneType::Wide => self.step_with::<f32x8>(),
+            LaneType::Scalar => self.step_with::<f32>(),
         }
     }
 
@@ -1917,15 +1918,15 @@ impl<const D: usize> Solver<D> {
             next
         }
         let (lists, at) = (&self.lists, refs(&sorted));
-        let next = match self.params.backend() {
+        let next = match self.params.backend().lane_type() {
             #[cfg(target_arch = "x86_64")]
-            Backend::Lanes if crate::params::sixteen_lanes() => {
+            LaneType::Avx512 => {
                 iteration::<crate::lanes16::F32x16, D>(&constraint, lists, at, &free)
             }
-            Backend::Lanes | Backend::Lanes8 => {
-                iteration::<f32x8, D>(&constraint, lists, at, &free)
-            }
-            Backend::Scalar => iteration::<f32, D>(&constraint, lists, at, &free),
+            #[cfg(target_arch = "x86_64")]
+            LaneType::Avx => iteration::<crate::lanes8::F32x8Avx, D>(&constraint, lists, at, &free),
+            LaneType::Wide => iteration::<f32x8, D>(&constraint, lists, at, &free),
+            LaneType::Scalar => iteration::<f32, D>(&constraint, lists, at, &free),
         };
         let mut out = vec![[0.0; D]; n];
         for (k, &i) in permutation.iter().enumerate() {
@@ -2000,6 +2001,39 @@ mod tests {
         let none = Tally::default();
         assert_eq!(none.speed2, (0.0, f64::NEG_INFINITY));
         assert_eq!(none.fewest_neighbours, f64::INFINITY);
+    }
+
+    /// `wide`'s `f32x8` gives the scalar path's bits through whole steps, as every
+    /// public backend does (`every_backend_gives_the_bits_of_the_scalar_path`): the
+    /// solver runs it only on CPUs without AVX, where that public test reaches it, so
+    /// here it is stepped directly, in 3D and 2D.
+    #[test]
+    fn the_portable_eight_lanes_give_the_scalar_paths_bits() {
+        fn same<const D: usize>(mut wide: Solver<D>, mut scalar: Solver<D>) {
+            for step in 1..=80 {
+                let (a, b) = (wide.step_with::<f32x8>(), scalar.step_with::<f32>());
+                assert_eq!(a.unwrap().iterations, b.unwrap().iterations);
+                for k in 0..D {
+                    for (what, x, y) in [
+                        ("position", &wide.positions[k], &scalar.positions[k]),
+                        ("velocity", &wide.velocities[k], &scalar.velocities[k]),
+                    ] {
+                        let first = x
+                            .iter()
+                            .zip(y)
+                            .position(|(p, q)| p.to_bits() != q.to_bits());
+                        assert!(
+                            first.is_none(),
+                            "step {step}: {what} {k} of particle {first:?}"
+                        );
+                    }
+                }
+            }
+        }
+        let three = || crate::scenes::dam_break_3d(1500).unwrap();
+        same(three(), three());
+        let two = || crate::scenes::dam_break_2d(1500).unwrap();
+        same(two(), two());
     }
 
     /// A solver (h = 0.2, list radius 0.22) whose lists are built on `points`, with

@@ -139,6 +139,10 @@ mod tests {
         if crate::lanes16::available() {
             out.push(forces::<crate::lanes16::F32x16>(magnitude).1);
         }
+        #[cfg(target_arch = "x86_64")]
+        if crate::lanes8::available() {
+            out.push(forces::<crate::lanes8::F32x8Avx>(magnitude).1);
+        }
         out
     }
 
