@@ -441,15 +441,34 @@ pub(crate) fn lanes<L: Lane>(v: L, width: usize) -> [f32; crate::lists::GROUP] {
 /// neighbour search, and the lists' repairs on every machine (BENCHMARKS.md,
 /// thirty-fifth session).
 #[inline(always)]
-pub(crate) fn load8(s: &[f32], j: usize) -> f32x8 {
+pub(crate) fn load8<E: Eight>(s: &[f32], j: usize) -> E {
     if let Some(eight) = s.get(j..j + 8) {
-        let eight: &[f32; 8] = eight.try_into().expect("eight values");
-        return f32x8::from(*eight);
+        return E::from_eight(eight.try_into().expect("eight values"));
     }
     let mut a = [0.0f32; 8];
     let rest = &s[j..(j + 8).min(s.len())];
     a[..rest.len()].copy_from_slice(rest);
-    f32x8::from(a)
+    E::from_eight(&a)
+}
+
+/// The eight lanes of the portable sifter's distance tests: `wide`'s `f32x8`, and on
+/// x86-64 CPUs with AVX one AVX register ([`crate::lanes8::F32x8Avx`]).
+pub(crate) trait Eight: Lane {
+    /// The eight values of `a`, lane `l` value `l`.
+    fn from_eight(a: &[f32; 8]) -> Self;
+    /// Bit `l` set where lane `l` is below `limit`'s (not for a NaN).
+    fn below(self, limit: Self) -> u32;
+}
+
+impl Eight for f32x8 {
+    #[inline(always)]
+    fn from_eight(a: &[f32; 8]) -> Self {
+        f32x8::from(*a)
+    }
+    #[inline(always)]
+    fn below(self, limit: Self) -> u32 {
+        self.simd_lt(limit).to_bitmask()
+    }
 }
 
 /// Squared length, first axis first (the order of `pbf_kernels::norm2`).
@@ -470,7 +489,7 @@ mod tests {
     fn load_reads_zero_past_the_end() {
         let s = [1.0, 2.0, 3.0];
         assert_eq!(
-            load8(&s, 1).to_array(),
+            load8::<f32x8>(&s, 1).to_array(),
             [2.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
         );
         let s: Vec<f32> = (0..20).map(|v| v as f32).collect();
@@ -478,7 +497,7 @@ mod tests {
         for j in 0..=20 {
             let expected: [f32; 8] =
                 core::array::from_fn(|l| if j + l < 20 { (j + l) as f32 } else { 0.0 });
-            assert_eq!(load8(&s, j).to_array(), expected, "from {j}");
+            assert_eq!(load8::<f32x8>(&s, j).to_array(), expected, "from {j}");
         }
     }
 

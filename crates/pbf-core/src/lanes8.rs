@@ -21,7 +21,7 @@
 #![allow(unsafe_code)]
 
 use crate::boundary::Boundary;
-use crate::lanes::{Index, Lane, simd_lane_terms};
+use crate::lanes::{Eight, Index, Lane, simd_lane_terms};
 use core::arch::x86_64::{
     __m256, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LT_OQ, _CMP_TRUE_UQ, _mm256_add_ps, _mm256_and_ps,
     _mm256_blendv_ps, _mm256_cmp_ps, _mm256_div_ps, _mm256_movemask_ps, _mm256_mul_ps,
@@ -308,6 +308,19 @@ impl Lane for F32x8Avx {
         out[..n].copy_from_slice(&all[..n]);
     }
     simd_lane_terms!();
+}
+
+impl Eight for F32x8Avx {
+    #[inline(always)]
+    fn from_eight(a: &[f32; 8]) -> Self {
+        // SAFETY: `a` is eight `f32`, the 32 bytes an unaligned load reads; see also
+        // the module documentation.
+        Self(unsafe { core::arch::x86_64::_mm256_loadu_ps(a.as_ptr()) })
+    }
+    #[inline(always)]
+    fn below(self, limit: Self) -> u32 {
+        SimdF32::lt(self, limit).bits()
+    }
 }
 
 #[cfg(test)]

@@ -44,7 +44,7 @@
 //! and write their lanes' own values through the members. Each particle still walks
 //! its own list in order: the same bits.
 
-use crate::lanes::{Lane, load8, norm2};
+use crate::lanes::{Eight, Lane, norm2};
 use crate::parallel::{for_each_chunk_of, for_each_chunk_with, join};
 use pbf_grid::Grid;
 use pbf_kernels::f32x8;
@@ -495,7 +495,7 @@ fn transpose_block(
         // Slot by slot, so that every slot is one full sixteen-entry store.
         let columns = &mut block.columns[word..needed];
         let base = match sifter {
-            Sifter::Portable => {
+            Sifter::Portable | Sifter::Avx => {
                 for (s, slot) in columns.chunks_exact_mut(GROUP).enumerate() {
                     let mut entries = own;
                     for lane in 0..GROUP {
@@ -603,6 +603,10 @@ impl Default for Announced {
 pub(crate) enum Sifter {
     /// Eight-wide through `wide` and the [`COMPRESS`] table, on every machine.
     Portable,
+    /// The portable sifter's code on one AVX register ([`crate::lanes8::F32x8Avx`]),
+    /// where the CPU has AVX but not AVX-512F (checked at run time).
+    #[cfg(target_arch = "x86_64")]
+    Avx,
     /// Sixteen-wide with AVX-512F's masked loads and `vpcompressd`, where the CPU has
     /// AVX-512F and POPCNT (checked at run time).
     #[cfg(target_arch = "x86_64")]
@@ -617,6 +621,10 @@ impl Default for Sifter {
             && std::arch::is_x86_feature_detected!("popcnt")
         {
             return Sifter::Avx512;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if crate::lanes8::available() {
+            return Sifter::Avx;
         }
         Sifter::Portable
     }
@@ -730,7 +738,31 @@ impl NeighbourLists {
                         rows.overfull = None;
                         match sifter {
                             Sifter::Portable => {
-                                fill_block(rows, grid, positions, h2, range.clone(), most);
+                                fill_block::<f32x8, D>(
+                                    rows,
+                                    grid,
+                                    positions,
+                                    h2,
+                                    range.clone(),
+                                    most,
+                                );
+                            }
+                            #[cfg(target_arch = "x86_64")]
+                            Sifter::Avx => {
+                                use crate::lanes8::F32x8Avx;
+                                F32x8Avx::run(
+                                    #[inline(always)]
+                                    || {
+                                        fill_block::<F32x8Avx, D>(
+                                            rows,
+                                            grid,
+                                            positions,
+                                            h2,
+                                            range.clone(),
+                                            most,
+                                        )
+                                    },
+                                );
                             }
                             #[cfg(target_arch = "x86_64")]
                             Sifter::Avx512 => {
@@ -1078,7 +1110,11 @@ fn candidates_with_room<'g, const D: usize>(
 /// walking the ranges, each range's last block is partly empty (a cell holds about
 /// nine particles at h = 2 spacings), and the run is shared by all the cell's
 /// particles. The entries are the same, in the same order.
-fn fill_block<const D: usize>(
+///
+/// Inlined into its callers, so that the AVX register's ([`Sifter::Avx`]) runs in
+/// a function compiled for AVX.
+#[inline(always)]
+fn fill_block<E: Eight, const D: usize>(
     block: &mut Rows,
     grid: &Grid<D>,
     positions: [&[f32]; D],
@@ -1092,7 +1128,7 @@ fn fill_block<const D: usize>(
     if most < usize::MAX {
         reserve_run(&mut block.packed, D, most, 8);
     }
-    let limit = f32x8::splat(h2);
+    let limit = E::splat(h2);
     let cells = grid.cell_of();
     let mut used = 0usize;
     let mut i = range.start;
@@ -1106,7 +1142,7 @@ fn fill_block<const D: usize>(
         // room copies it.
         let mut copied = false;
         for i in i..stop {
-            let xi: [f32x8; D] = core::array::from_fn(|a| f32x8::splat(positions[a][i]));
+            let xi: [E; D] = core::array::from_fn(|a| E::splat(positions[a][i]));
             let Some((candidates, count)) =
                 candidates_with_room(block, grid, i, used, (1, 8), most)
             else {
@@ -1143,11 +1179,11 @@ fn fill_block<const D: usize>(
             let mut j = 0;
             while j < count {
                 // The run's lanes past `count` are scratch: `tail_bits` leaves them out.
-                let x: [f32x8; D] = core::array::from_fn(|a| {
+                let x: [E; D] = core::array::from_fn(|a| {
                     let eight: &[f32; 8] = xyz[a][j..j + 8].try_into().expect("eight");
-                    xi[a] - f32x8::from(*eight)
+                    xi[a] - E::from_eight(eight)
                 });
-                let bits = norm2(x).simd_lt(limit).to_bitmask() & tail_bits(count - j);
+                let bits = E::below(norm2(x), limit) & tail_bits(count - j);
                 // Positions in the run, made indices below (a load a hit, where here
                 // it would be eight a block).
                 used = store_hits(indices, used, j, without(bits, own, j));
@@ -1281,10 +1317,10 @@ pub(crate) fn near<const D: usize>(
 /// # Panics
 /// When a range reaches past the positions (a bug in the caller).
 #[inline(always)]
-fn within8<const D: usize>(
+fn within8<E: Eight, const D: usize>(
     positions: [&[f32]; D],
-    xi: [f32x8; D],
-    limit: f32x8,
+    xi: [E; D],
+    limit: E,
     ranges: &[pbf_grid::CellRange],
     mut f: impl FnMut(usize, u32),
 ) {
@@ -1296,8 +1332,9 @@ fn within8<const D: usize>(
         );
         let mut j = start;
         while j < end {
-            let x: [f32x8; D] = core::array::from_fn(|a| xi[a] - load8(positions[a], j));
-            f(j, norm2(x).simd_lt(limit).to_bitmask() & tail_bits(end - j));
+            let x: [E; D] =
+                core::array::from_fn(|a| xi[a] - crate::lanes::load8::<E>(positions[a], j));
+            f(j, E::below(norm2(x), limit) & tail_bits(end - j));
             j += 8;
         }
     }
@@ -2635,6 +2672,10 @@ mod tests {
     fn sifters() -> Vec<Sifter> {
         let mut all = vec![Sifter::Portable];
         #[cfg(target_arch = "x86_64")]
+        if crate::lanes8::available() {
+            all.push(Sifter::Avx);
+        }
+        #[cfg(target_arch = "x86_64")]
         if Sifter::default() == Sifter::Avx512 {
             all.push(Sifter::Avx512);
         }
@@ -2644,11 +2685,18 @@ mod tests {
     #[test]
     fn the_fastest_sifter_is_the_default() {
         #[cfg(target_arch = "x86_64")]
-        assert_eq!(
-            Sifter::default() == Sifter::Avx512,
-            std::arch::is_x86_feature_detected!("avx512f")
+        {
+            let expected = if std::arch::is_x86_feature_detected!("avx512f")
                 && std::arch::is_x86_feature_detected!("popcnt")
-        );
+            {
+                Sifter::Avx512
+            } else if std::arch::is_x86_feature_detected!("avx") {
+                Sifter::Avx
+            } else {
+                Sifter::Portable
+            };
+            assert_eq!(Sifter::default(), expected);
+        }
         #[cfg(not(target_arch = "x86_64"))]
         assert_eq!(Sifter::default(), Sifter::Portable);
     }
