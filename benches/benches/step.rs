@@ -55,8 +55,10 @@ fn bench_step(c: &mut Criterion) {
     eprintln!("{}", pbf_benches::machine::describe());
     eprintln!("SIMD backend of f32x8: {}", pbf_kernels::simd_backend());
     eprintln!(
-        "Backend::Lanes runs {} lanes on this CPU",
-        Backend::Lanes.lane_width()
+        "Backend::Lanes runs {} lanes on this CPU ({}); Backend::Lanes8 runs {}",
+        Backend::Lanes.lane_width(),
+        Backend::Lanes.instructions(),
+        Backend::Lanes8.instructions()
     );
     // The default backend (the widest lanes the CPU has), and at 100k in 3D also the
     // eight-lane backend and the coarse density correction, for the ratios in one run.

@@ -394,11 +394,20 @@ impl ListBlock {
 /// ([`Head`]): their offsets from the smallest, packed into the first half of the
 /// words, in place. Returns the base, or [`WIDE`] (and the columns as they were).
 fn narrow(columns: &mut [u32], own: &[u32; GROUP], span: u32) -> u32 {
-    let (mut lo, mut hi) = (u32::MAX, 0);
-    for &j in own.iter().chain(columns.iter()) {
-        lo = lo.min(j);
-        hi = hi.max(j);
+    // Slot by slot, lane by lane: sixteen independent minima and maxima, which the
+    // compiler keeps on vector registers (one chain through every entry was 45% of
+    // the portable transpose's samples).
+    let (mut lo, mut hi) = (*own, *own);
+    for slot in columns.chunks_exact(GROUP) {
+        for l in 0..GROUP {
+            lo[l] = lo[l].min(slot[l]);
+            hi[l] = hi[l].max(slot[l]);
+        }
     }
+    let (lo, hi) = (
+        lo.into_iter().min().unwrap_or(u32::MAX),
+        hi.into_iter().max().unwrap_or(0),
+    );
     if hi - lo > span.min(NARROW_SPAN) {
         return WIDE;
     }
@@ -496,14 +505,19 @@ fn transpose_block(
         let columns = &mut block.columns[word..needed];
         let base = match sifter {
             Sifter::Portable | Sifter::Avx => {
-                for (s, slot) in columns.chunks_exact_mut(GROUP).enumerate() {
-                    let mut entries = own;
-                    for lane in 0..GROUP {
-                        if s < count[lane] {
-                            entries[lane] = rows.indices[start[lane] + s];
-                        }
+                // Lane by lane: each row read in order into its lane of every slot,
+                // then the padding.
+                for lane in 0..GROUP {
+                    let row = &rows.indices[start[lane]..start[lane] + count[lane]];
+                    let mut slots = columns.chunks_exact_mut(GROUP);
+                    // The row first: `zip` asks it before taking a slot, so the
+                    // first slot past the row is left for the padding.
+                    for (&j, slot) in row.iter().zip(&mut slots) {
+                        slot[lane] = j;
                     }
-                    slot.copy_from_slice(&entries);
+                    for slot in slots {
+                        slot[lane] = own[lane];
+                    }
                 }
                 narrow(columns, &own, span)
             }

@@ -350,8 +350,10 @@ fn dam_break_2d(backend: Backend) -> Solver<2> {
 #[test]
 fn every_backend_gives_the_bits_of_the_scalar_path() {
     eprintln!(
-        "Backend::Lanes runs {} lanes here",
-        Backend::Lanes.lane_width()
+        "Backend::Lanes runs {} lanes here ({}), Backend::Lanes8 {}",
+        Backend::Lanes.lane_width(),
+        Backend::Lanes.instructions(),
+        Backend::Lanes8.instructions()
     );
     fn same<const D: usize>(a: &Solver<D>, b: &Solver<D>, step: usize) {
         for k in 0..D {
