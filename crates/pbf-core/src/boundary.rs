@@ -77,6 +77,7 @@ impl WallTables {
     /// The samples of `Phi` and of `A`, `k h / (SAMPLES - 1)` apart: for the lanes'
     /// own interpolation (`Lane::walls`), which repeats [`Self::at`]'s operations.
     #[inline(always)]
+    #[cfg(target_arch = "x86_64")]
     pub(crate) fn samples(&self) -> (&[f32; SAMPLES], &[f32; SAMPLES]) {
         (&self.density, &self.gradient)
     }

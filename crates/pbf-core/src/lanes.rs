@@ -212,6 +212,7 @@ macro_rules! simd_lane_terms {
         }
     };
 }
+#[cfg(target_arch = "x86_64")]
 pub(crate) use simd_lane_terms;
 
 impl Lane for f32 {

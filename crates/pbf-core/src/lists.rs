@@ -504,7 +504,12 @@ fn transpose_block(
         // Slot by slot, so that every slot is one full sixteen-entry store.
         let columns = &mut block.columns[word..needed];
         let base = match sifter {
-            Sifter::Portable | Sifter::Avx => {
+            #[cfg(target_arch = "x86_64")]
+            Sifter::Avx512 => {
+                avx512::transpose_group(&rows.indices, start, count, own, columns, span)
+            }
+            // The portable and AVX sifters' rows.
+            _ => {
                 // Lane by lane: each row read in order into its lane of every slot,
                 // then the padding.
                 for lane in 0..GROUP {
@@ -520,10 +525,6 @@ fn transpose_block(
                     }
                 }
                 narrow(columns, &own, span)
-            }
-            #[cfg(target_arch = "x86_64")]
-            Sifter::Avx512 => {
-                avx512::transpose_group(&rows.indices, start, count, own, columns, span)
             }
         };
         let head = Head {
@@ -2471,6 +2472,7 @@ mod tests {
     /// The lane types this CPU runs, by name: one, eight (`f32x8`), eight in one AVX
     /// register, sixteen.
     fn widths() -> Vec<&'static str> {
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut widths = vec!["1", "8"];
         #[cfg(target_arch = "x86_64")]
         if crate::lanes8::available() {
@@ -2684,6 +2686,7 @@ mod tests {
 
     /// Every sifter this CPU runs.
     fn sifters() -> Vec<Sifter> {
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut all = vec![Sifter::Portable];
         #[cfg(target_arch = "x86_64")]
         if crate::lanes8::available() {

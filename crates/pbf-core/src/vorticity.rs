@@ -134,6 +134,7 @@ mod tests {
 
     /// Every width available here.
     fn all_widths(magnitude: impl Fn([f32; 3]) -> f32 + Copy) -> Vec<[Vec<f32>; 3]> {
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut out = vec![forces::<f32>(magnitude).1, forces::<f32x8>(magnitude).1];
         #[cfg(target_arch = "x86_64")]
         if crate::lanes16::available() {
