@@ -33,8 +33,15 @@ pub struct BenchReport {
     pub particles: usize,
     /// Timed steps per configuration.
     pub steps: u64,
-    /// The SIMD instruction set the kernels were compiled for.
+    /// The SIMD instruction set `wide`'s `f32x8` was compiled for (the kernels' crate
+    /// and the solver's eight portable lanes).
     pub simd: &'static str,
+    /// The instructions that carry the solver's passes on this CPU, picked at run
+    /// time ([`pbf_core::Backend::instructions`] of the default backend).
+    pub lanes: &'static str,
+    /// Particles per instruction in the solver's passes
+    /// ([`pbf_core::Backend::lane_width`]).
+    pub lane_width: usize,
     /// One thread first, then all threads (when there is more than one).
     pub runs: Vec<BenchRun>,
 }
@@ -54,8 +61,8 @@ impl BenchReport {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "pbf bench: 3D dam break, {} particles, {} timed steps, SIMD {} (f32x8 lanes)",
-            self.particles, self.steps, self.simd
+            "pbf bench: 3D dam break, {} particles, {} timed steps, passes on {} lanes of {} (f32x8 built for {})",
+            self.particles, self.steps, self.lane_width, self.lanes, self.simd
         );
         let _ = writeln!(
             s,
@@ -101,6 +108,8 @@ pub fn bench(particles: usize, steps: u64) -> Result<BenchReport, CliError> {
         particles: 0,
         steps,
         simd: pbf_kernels::simd_backend(),
+        lanes: pbf_core::Backend::Lanes.instructions(),
+        lane_width: pbf_core::Backend::Lanes.lane_width(),
         runs: Vec::new(),
     };
     for threads in counts {

@@ -254,4 +254,10 @@ fn bench_reports_one_and_all_threads() {
         printed.contains("particle-iterations/s") && printed.contains(report.simd),
         "{printed}"
     );
+    // The passes' lanes as the solver picks them on this CPU.
+    assert_eq!(report.lanes, pbf_core::Backend::Lanes.instructions());
+    assert!(
+        printed.contains(&format!("{} lanes of {}", report.lane_width, report.lanes)),
+        "{printed}"
+    );
 }
