@@ -1121,10 +1121,12 @@ fn candidates_with_room<'g, const D: usize>(
 /// `block.indices` keeps its high-water length and only the `ends` say what is used.
 ///
 /// A cell of [`PACK_FROM`] particles or more first copies its candidates into one run
-/// ([`pack_run`]), which each of its particles then walks in whole blocks of eight:
-/// walking the ranges, each range's last block is partly empty (a cell holds about
-/// nine particles at h = 2 spacings), and the run is shared by all the cell's
-/// particles. The entries are the same, in the same order.
+/// ([`pack_run`]), which its particles then walk in whole blocks of eight, up to four
+/// particles against each block ([`sift_run`]): walking the ranges, each range's last
+/// block is partly empty (a cell holds about nine particles at h = 2 spacings), and
+/// the run is shared by all the cell's particles. Four at once made the AVX sifter's
+/// search 11-13% faster at 97k (BENCHMARKS.md, thirty-sixth session). The entries are
+/// the same, in the same order.
 ///
 /// Inlined into its callers, so that the AVX register's ([`Sifter::Avx`]) runs in
 /// a function compiled for AVX.
@@ -1152,65 +1154,114 @@ fn fill_block<E: Eight, const D: usize>(
         while stop < range.end && cells[stop] == cells[i] {
             stop += 1;
         }
-        let pack = stop - i >= PACK_FROM;
-        // Whether the run of the cell's candidates is there: its first particle with
-        // room copies it.
+        // Whether the run of the cell's candidates is there: its first particles with
+        // room copy it.
         let mut copied = false;
+        if stop - i >= PACK_FROM {
+            // Up to four of the cell's particles at once, each block of the run loaded
+            // once for all of them (as the sixteen-wide sifter does).
+            let mut p = i;
+            while p < stop {
+                let args = (&mut *block, grid, positions, limit, most);
+                (used, p) = match stop - p {
+                    4.. => (sift_run::<E, D, 4>(args, p, used, &mut copied), p + 4),
+                    2 | 3 => (sift_run::<E, D, 2>(args, p, used, &mut copied), p + 2),
+                    _ => (sift_run::<E, D, 1>(args, p, used, &mut copied), p + 1),
+                };
+            }
+            i = stop;
+            continue;
+        }
         for i in i..stop {
             let xi: [E; D] = core::array::from_fn(|a| E::splat(positions[a][i]));
-            let Some((candidates, count)) =
-                candidates_with_room(block, grid, i, used, (1, 8), most)
+            let Some((candidates, _)) = candidates_with_room(block, grid, i, used, (1, 8), most)
             else {
                 block.ends.push(used as u32);
                 continue;
             };
-            if !pack {
-                within8(positions, xi, limit, candidates, |j, bits| {
-                    used = store_hits(&mut block.indices, used, j, without(bits, i, j));
-                });
-                block.ends.push(used as u32);
-                continue;
-            }
-            if !copied {
-                // Under a limit, reserved above (`count <= most`).
-                reserve_run(&mut block.packed, D, count, 8);
-                pack_run(&mut block.packed, positions, candidates, count);
-                copied = true;
-            }
-            // Where `i` itself lies in the run: the ranges are copied in order.
-            let mut own = 0usize;
-            for r in candidates {
-                if (r.start as usize..r.end as usize).contains(&i) {
-                    own += i - r.start as usize;
-                    break;
-                }
-                own += r.len();
-            }
-            let Rows {
-                indices, packed, ..
-            } = &mut *block;
-            let (xyz, run_indices) = &*packed;
-            let first = used;
-            let mut j = 0;
-            while j < count {
-                // The run's lanes past `count` are scratch: `tail_bits` leaves them out.
-                let x: [E; D] = core::array::from_fn(|a| {
-                    let eight: &[f32; 8] = xyz[a][j..j + 8].try_into().expect("eight");
-                    xi[a] - E::from_eight(eight)
-                });
-                let bits = E::below(norm2(x), limit) & tail_bits(count - j);
-                // Positions in the run, made indices below (a load a hit, where here
-                // it would be eight a block).
-                used = store_hits(indices, used, j, without(bits, own, j));
-                j += 8;
-            }
-            for entry in &mut indices[first..used] {
-                *entry = run_indices[*entry as usize];
-            }
+            within8(positions, xi, limit, candidates, |j, bits| {
+                used = store_hits(&mut block.indices, used, j, without(bits, i, j));
+            });
             block.ends.push(used as u32);
         }
         i = stop;
     }
+}
+
+/// The lists of the `K` particles from `i`, which share a cell of [`PACK_FROM`]
+/// particles or more, written one after the other from `used`; returns where the
+/// last one ends. The cell's candidates are copied into one run (`block.packed`) by
+/// its first call with room (`copied` says whether they are), and every block of
+/// eight of the run is loaded once for the `K` particles. Each particle's hits go to
+/// a stretch of its own first (room for all the candidates and the eight a store
+/// writes past the last hit), as positions in the run; they are then moved down to
+/// follow the particle before and made indices. The entries are those the
+/// one-particle walk finds, in the same order.
+#[inline(always)]
+fn sift_run<E: Eight, const D: usize, const K: usize>(
+    (block, grid, positions, limit, most): (&mut Rows, &Grid<D>, [&[f32]; D], E, usize),
+    i: usize,
+    used: usize,
+    copied: &mut bool,
+) -> usize {
+    let Some((candidates, count)) = candidates_with_room(block, grid, i, used, (K, 8), most) else {
+        for _ in 0..K {
+            block.ends.push(used as u32);
+        }
+        return used;
+    };
+    if !*copied {
+        // Under a limit, reserved by `fill_block` (`count <= most`).
+        reserve_run(&mut block.packed, D, count, 8);
+        pack_run(&mut block.packed, positions, candidates, count);
+        *copied = true;
+    }
+    // Where `i` itself lies in the run (the ranges are copied in order); the cell's
+    // next particles follow it, in the same range.
+    let mut own = 0usize;
+    for r in candidates {
+        if (r.start as usize..r.end as usize).contains(&i) {
+            own += i - r.start as usize;
+            break;
+        }
+        own += r.len();
+    }
+    let xi: [[E; D]; K] =
+        core::array::from_fn(|k| core::array::from_fn(|a| E::splat(positions[a][i + k])));
+    let stride = count + 8;
+    let mut at: [usize; K] = core::array::from_fn(|k| used + k * stride);
+    let Rows {
+        indices, packed, ..
+    } = &mut *block;
+    let xyz = &packed.0;
+    let mut j = 0;
+    while j < count {
+        // The run's lanes past `count` are scratch: `tail_bits` leaves them out.
+        let q: [E; D] =
+            core::array::from_fn(|a| E::from_eight(xyz[a][j..j + 8].try_into().expect("eight")));
+        let tail = tail_bits(count - j);
+        for k in 0..K {
+            let x: [E; D] = core::array::from_fn(|a| xi[k][a] - q[a]);
+            let bits = E::below(norm2(x), limit) & tail;
+            // Positions in the run, made indices below (a load a hit, where here it
+            // would be eight a block).
+            at[k] = store_hits(indices, at[k], j, without(bits, own + k, j));
+        }
+        j += 8;
+    }
+    let mut end = at[0];
+    block.ends.push(end as u32);
+    for (k, &at) in at.iter().enumerate().skip(1) {
+        let from = used + k * stride;
+        block.indices.copy_within(from..at, end);
+        end += at - from;
+        block.ends.push(end as u32);
+    }
+    let (indices, run_indices) = (&mut block.indices, &block.packed.1);
+    for entry in &mut indices[used..end] {
+        *entry = run_indices[*entry as usize];
+    }
+    end
 }
 
 /// `bits` (of the eight candidates from `j`) without the one that is `own`, if any.
