@@ -9,7 +9,7 @@
 //! neighbour pass runs on it from the same generic source, with the bits of the scalar
 //! path (the same correctly rounded operations lane by lane, no fused multiply-add).
 //! On the host of BENCHMARKS.md ("Thirty-sixth session") its constraint phase takes
-//! about 0.7 of the two-halves `f32x8`'s.
+//! 0.63-0.66 of the two-halves `f32x8`'s, its velocity phase 0.68-0.69.
 //!
 //! **Safety.** The intrinsics need a CPU with AVX. This module is private to the
 //! crate, and values of [`F32x8Avx`] are only made inside [`Lane::run`], which checks

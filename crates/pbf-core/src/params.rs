@@ -131,7 +131,7 @@ pub enum Backend {
     /// CPU has AVX (checked at run time), else on `wide`'s `f32x8`, whose
     /// instructions the build's target features choose (two SSE2 registers in a
     /// default x86-64 build, NEON on aarch64). On the host of BENCHMARKS.md the AVX
-    /// register's constraint phase takes about 0.7 of the two SSE2 registers'.
+    /// register's constraint phase takes 0.63-0.66 of the two SSE2 registers'.
     /// A checkpoint records only whether the backend is `Scalar`, so this one restores
     /// as `Lanes`, which continues with the same bits.
     Lanes8,
