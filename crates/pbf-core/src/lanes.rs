@@ -149,10 +149,32 @@ pub(crate) trait Lane:
     ) -> bool;
 }
 
-/// The per-pair terms of a lane type that implements `pbf_kernels::SimdF32`: the generic lane
-/// formulas of `pbf-kernels`, the same for every width.
+/// The per-pair terms of a lane type that implements `pbf_kernels::SimdF32` (and has a
+/// `to_array`): the generic lane formulas of `pbf-kernels`, the same for every width,
+/// with the lanes' masks, stores and (in tests) index blocks.
 macro_rules! simd_lane_terms {
     () => {
+        #[cfg(test)]
+        #[inline(always)]
+        fn column(column: &[u32]) -> Self::Indices {
+            column[..Self::WIDTH]
+                .try_into()
+                .expect("a block of indices")
+        }
+        #[cfg(test)]
+        #[inline(always)]
+        fn column16(column: &[u16], base: u32) -> Self::Indices {
+            core::array::from_fn(|l| base + u32::from(column[l]))
+        }
+        #[inline(always)]
+        fn mask_counts(r2: Self, counts: Self, slot: Self) -> Self {
+            let inf = <Self as pbf_kernels::SimdF32>::splat(f32::INFINITY);
+            <Self as pbf_kernels::SimdF32>::select(pbf_kernels::SimdF32::gt(counts, slot), r2, inf)
+        }
+        #[inline(always)]
+        fn store(self, out: &mut [f32]) {
+            $crate::lanes::store_first(self.to_array(), out)
+        }
         #[inline(always)]
         fn square_root(self) -> Self {
             pbf_kernels::SimdF32::sqrt(self)
@@ -393,35 +415,9 @@ impl Lane for f32x8 {
             })
         }
     }
-    #[cfg(test)]
-    #[inline(always)]
-    fn column(column: &[u32]) -> [u32; 8] {
-        column[..8].try_into().expect("eight indices")
-    }
-    #[cfg(test)]
-    #[inline(always)]
-    fn column16(column: &[u16], base: u32) -> [u32; 8] {
-        let column: &[u16; 8] = column[..8].try_into().expect("eight offsets");
-        core::array::from_fn(|l| base + u32::from(column[l]))
-    }
     #[inline(always)]
     fn counts(counts: &[u32]) -> Self {
         f32x8::from(core::array::from_fn::<f32, 8, _>(|l| counts[l] as f32))
-    }
-    #[inline(always)]
-    fn mask_counts(r2: Self, counts: Self, slot: Self) -> Self {
-        let keep = counts.simd_gt(slot);
-        keep.select(r2, f32x8::splat(f32::INFINITY))
-    }
-    #[inline(always)]
-    fn store(self, out: &mut [f32]) {
-        // A whole group as one store (see the sixteen lanes' `store`).
-        if let Ok(out) = <&mut [f32; 8]>::try_from(&mut *out) {
-            *out = self.to_array();
-            return;
-        }
-        let n = out.len().min(8);
-        out[..n].copy_from_slice(&self.to_array()[..n]);
     }
     simd_lane_terms!();
 }
@@ -470,6 +466,20 @@ impl Eight for f32x8 {
     fn below(self, limit: Self) -> u32 {
         self.simd_lt(limit).to_bitmask()
     }
+}
+
+/// The first `out.len()` lanes of `all` (at most `N`) into `out`. A whole group
+/// (every group but a chunk's last) is one store: the copy of a length known only at
+/// run time was a call of `memmove`, 1.3% of the 97k dam break's step (perf), from the
+/// passes' sums.
+#[inline(always)]
+pub(crate) fn store_first<const N: usize>(all: [f32; N], out: &mut [f32]) {
+    if let Ok(out) = <&mut [f32; N]>::try_from(&mut *out) {
+        *out = all;
+        return;
+    }
+    let n = out.len().min(N);
+    out[..n].copy_from_slice(&all[..n]);
 }
 
 /// Squared length, first axis first (the order of `pbf_kernels::norm2`).

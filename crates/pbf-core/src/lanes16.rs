@@ -394,17 +394,6 @@ impl Lane for F32x16 {
             ]
         }
     }
-    #[cfg(test)]
-    #[inline(always)]
-    fn column(column: &[u32]) -> [u32; 16] {
-        column[..16].try_into().expect("sixteen indices")
-    }
-    #[cfg(test)]
-    #[inline(always)]
-    fn column16(column: &[u16], base: u32) -> [u32; 16] {
-        let column: &[u16; 16] = column[..16].try_into().expect("sixteen offsets");
-        core::array::from_fn(|l| base + u32::from(column[l]))
-    }
     #[inline(always)]
     fn counts(counts: &[u32]) -> Self {
         use core::arch::x86_64::{_mm512_cvtepu32_ps, _mm512_loadu_si512};
@@ -412,24 +401,6 @@ impl Lane for F32x16 {
         // SAFETY: `counts` is sixteen `u32`, the 64 bytes the load reads; see also the
         // module documentation.
         Self(unsafe { _mm512_cvtepu32_ps(_mm512_loadu_si512(counts.as_ptr().cast())) })
-    }
-    #[inline(always)]
-    fn mask_counts(r2: Self, counts: Self, slot: Self) -> Self {
-        let inf = <Self as SimdF32>::splat(f32::INFINITY);
-        <Self as SimdF32>::select(SimdF32::gt(counts, slot), r2, inf)
-    }
-    #[inline(always)]
-    fn store(self, out: &mut [f32]) {
-        let all = self.to_array();
-        // A whole group (every group but a chunk's last) as one store: the copy of a
-        // length known only at run time was a call of `memmove`, 1.3% of the 97k dam
-        // break's step (perf), from the passes' sums.
-        if let Ok(out) = <&mut [f32; 16]>::try_from(&mut *out) {
-            *out = all;
-            return;
-        }
-        let n = out.len().min(16);
-        out[..n].copy_from_slice(&all[..n]);
     }
     simd_lane_terms!();
 }

@@ -270,17 +270,6 @@ impl Lane for F32x8Avx {
             ]
         }
     }
-    #[cfg(test)]
-    #[inline(always)]
-    fn column(column: &[u32]) -> [u32; 8] {
-        column[..8].try_into().expect("eight indices")
-    }
-    #[cfg(test)]
-    #[inline(always)]
-    fn column16(column: &[u16], base: u32) -> [u32; 8] {
-        let column: &[u16; 8] = column[..8].try_into().expect("eight offsets");
-        core::array::from_fn(|l| base + u32::from(column[l]))
-    }
     #[inline(always)]
     fn counts(counts: &[u32]) -> Self {
         use core::arch::x86_64::{_mm256_cvtepi32_ps, _mm256_loadu_si256};
@@ -290,22 +279,6 @@ impl Lane for F32x8Avx {
         // SAFETY: `counts` is eight `u32`, the 32 bytes the load reads; see also the
         // module documentation.
         Self(unsafe { _mm256_cvtepi32_ps(_mm256_loadu_si256(counts.as_ptr().cast())) })
-    }
-    #[inline(always)]
-    fn mask_counts(r2: Self, counts: Self, slot: Self) -> Self {
-        let inf = <Self as SimdF32>::splat(f32::INFINITY);
-        <Self as SimdF32>::select(SimdF32::gt(counts, slot), r2, inf)
-    }
-    #[inline(always)]
-    fn store(self, out: &mut [f32]) {
-        let all = self.to_array();
-        // A whole group as one store (see the sixteen lanes' `store`).
-        if let Ok(out) = <&mut [f32; 8]>::try_from(&mut *out) {
-            *out = all;
-            return;
-        }
-        let n = out.len().min(8);
-        out[..n].copy_from_slice(&all[..n]);
     }
     simd_lane_terms!();
 }
