@@ -374,15 +374,7 @@ impl Lane for f32x8 {
     }
     #[inline(always)]
     fn walls<const D: usize>(boundary: &Boundary<'_, D>, p: [Self; D]) -> (Self, [Self; D]) {
-        let p = p.map(|v| v.to_array());
-        let (mut share, mut grad) = ([0.0f32; 8], [[0.0f32; 8]; D]);
-        for l in 0..8 {
-            let (s, g) = boundary.density_and_gradient(core::array::from_fn(|a| p[a][l]));
-            share[l] = s;
-            for a in 0..D {
-                grad[a][l] = g[a];
-            }
-        }
+        let (share, grad) = walls_by_lane(boundary, p.map(|v| v.to_array()));
         (f32x8::from(share), grad.map(f32x8::from))
     }
     #[inline(always)]
@@ -480,6 +472,24 @@ pub(crate) fn store_first<const N: usize>(all: [f32; N], out: &mut [f32]) {
     }
     let n = out.len().min(N);
     out[..n].copy_from_slice(&all[..n]);
+}
+
+/// [`Boundary::density_and_gradient`] lane by lane, for the lanes of `p` (axis by
+/// axis): the scalar path's bits by construction.
+#[inline(always)]
+pub(crate) fn walls_by_lane<const N: usize, const D: usize>(
+    boundary: &Boundary<'_, D>,
+    p: [[f32; N]; D],
+) -> ([f32; N], [[f32; N]; D]) {
+    let (mut share, mut grad) = ([0.0f32; N], [[0.0f32; N]; D]);
+    for l in 0..N {
+        let (s, g) = boundary.density_and_gradient(core::array::from_fn(|a| p[a][l]));
+        share[l] = s;
+        for a in 0..D {
+            grad[a][l] = g[a];
+        }
+    }
+    (share, grad)
 }
 
 /// Squared length, first axis first (the order of `pbf_kernels::norm2`).

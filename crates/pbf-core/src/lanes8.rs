@@ -180,15 +180,7 @@ impl Lane for F32x8Avx {
     /// scalar path's bits by construction.
     #[inline(always)]
     fn walls<const D: usize>(boundary: &Boundary<'_, D>, p: [Self; D]) -> (Self, [Self; D]) {
-        let p = p.map(Self::to_array);
-        let (mut share, mut grad) = ([0.0f32; 8], [[0.0f32; 8]; D]);
-        for l in 0..8 {
-            let (s, g) = boundary.density_and_gradient(core::array::from_fn(|a| p[a][l]));
-            share[l] = s;
-            for a in 0..D {
-                grad[a][l] = g[a];
-            }
-        }
+        let (share, grad) = crate::lanes::walls_by_lane(boundary, p.map(Self::to_array));
         (Self::from_array(share), grad.map(Self::from_array))
     }
     #[inline(always)]
