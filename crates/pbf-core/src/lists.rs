@@ -501,7 +501,8 @@ fn transpose_block(
             // Half again as much, as the rows do.
             block.columns.resize(needed + needed / 2, 0);
         }
-        // Slot by slot, so that every slot is one full sixteen-entry store.
+        // The group's slots: the AVX-512 transpose writes each as one sixteen-entry
+        // store, the portable one row by row into the lanes.
         let columns = &mut block.columns[word..needed];
         let base = match sifter {
             #[cfg(target_arch = "x86_64")]
