@@ -1250,14 +1250,7 @@ fn sift_run<E: Eight, const D: usize, const K: usize>(
         }
         j += 8;
     }
-    let mut end = at[0];
-    block.ends.push(end as u32);
-    for (k, &at) in at.iter().enumerate().skip(1) {
-        let from = used + k * stride;
-        block.indices.copy_within(from..at, end);
-        end += at - from;
-        block.ends.push(end as u32);
-    }
+    let end = close_lists(block, used, stride, &at);
     let (indices, run_indices) = (&mut block.indices, &block.packed.1);
     for entry in &mut indices[used..end] {
         *entry = run_indices[*entry as usize];
@@ -1283,6 +1276,22 @@ fn store_hits(indices: &mut [u32], used: usize, j: usize, bits: u32) -> usize {
         out[k] = j as u32 + lanes[k];
     }
     used + bits.count_ones() as usize
+}
+
+/// Closes the lists of particles sifted together ([`sift_run`] and the AVX-512
+/// sifter's group): list `k` was written from `used + k * stride` to `at[k]`; each is
+/// moved down to follow the one before (the first is in place) and its end pushed.
+/// Returns the end of the last.
+fn close_lists(block: &mut Rows, used: usize, stride: usize, at: &[usize]) -> usize {
+    let mut end = at[0];
+    block.ends.push(end as u32);
+    for (k, &at) in at.iter().enumerate().skip(1) {
+        let from = used + k * stride;
+        block.indices.copy_within(from..at, end);
+        end += at - from;
+        block.ends.push(end as u32);
+    }
+    end
 }
 
 /// The fewest particles of a cell for which the sifters copy the cell's candidates
@@ -1778,15 +1787,7 @@ mod avx512 {
                 }
             }
         }
-        let mut end = at[0];
-        block.ends.push(end as u32);
-        for (k, &at) in at.iter().enumerate().skip(1) {
-            let from = used + k * stride;
-            block.indices.copy_within(from..at, end);
-            end += at - from;
-            block.ends.push(end as u32);
-        }
-        end
+        super::close_lists(block, used, stride, &at)
     }
 }
 
