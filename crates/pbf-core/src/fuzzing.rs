@@ -10,8 +10,10 @@
 //! [`MAX_LAYER_PARTICLES`](crate::MAX_LAYER_PARTICLES) points (12 MB), checked before
 //! it is built, and the harness steps only states with small emitters. What is checked beyond "no panic": a call that
 //! fails leaves the solver as it was; a step that succeeds leaves every particle
-//! finite and inside the domain with unique ids; a checkpoint that loads saves back to
-//! the same bytes.
+//! finite and inside the domain with unique ids, and with the bits of a twin solver
+//! built from the same input on another backend; a checkpoint that loads saves back
+//! to the same bytes, and its first step gives the bits of a twin loaded from them on
+//! another backend.
 
 use pbf_grid::fuzzing::ByteReader;
 /// The corpus replay of the stable tests, here for `pbf-cli`, which has no `pbf-grid`
@@ -161,16 +163,75 @@ fn fingerprint<const D: usize>(s: &Solver<D>) -> (Vec<u32>, Vec<u64>, usize, u64
     (bits, s.ids().to_vec(), s.colliders().len(), s.steps())
 }
 
+/// The backend a twin of a solver on `backend` runs: the scalar reference for the
+/// lanes, and for the scalar path the lanes that `flags` bit 3 picks.
+fn twin_backend(backend: Backend, flags: u8) -> Backend {
+    match (backend, flags & 8 != 0) {
+        (Backend::Scalar, false) => Backend::Lanes,
+        (Backend::Scalar, true) => Backend::Lanes8,
+        _ => Backend::Scalar,
+    }
+}
+
+/// Two solvers of the same input on two backends (see [`twin_backend`]), stepped
+/// together: every backend gives the bits of the others, so after every step their
+/// positions, velocities and ids must agree bit for bit, and a step that fails must
+/// fail on both with the same error.
 fn solver_in<const D: usize>(flags: u8, r: &mut ByteReader<'_>) {
     let Ok(params) = params::<D>(r) else {
         return;
     };
+    let twin_params = params
+        .to_builder()
+        .backend(twin_backend(params.backend(), flags))
+        .build()
+        .expect("parameters that differ in the backend alone build");
+    let mut twin_reader = r.clone();
+    let Some(mut solver) = set_up(flags, params, r) else {
+        return;
+    };
+    let mut twin =
+        set_up(flags, twin_params, &mut twin_reader).expect("the twin sets up as the solver");
+    let steps = u32::from(flags >> 4) % (MAX_STEPS + 1);
+    for _ in 0..steps {
+        match (solver.step(), twin.step()) {
+            (Ok(stats), Ok(_)) => {
+                assert_eq!(stats.particles, solver.len());
+                check_particles(&solver);
+                assert!(
+                    fingerprint(&solver) == fingerprint(&twin),
+                    "{:?} and {:?} disagree after step {}",
+                    solver.params().backend(),
+                    twin.params().backend(),
+                    solver.steps()
+                );
+            }
+            (
+                Err(e @ (CoreError::Diverged { .. } | CoreError::Collapsed { .. })),
+                Err(twin_error),
+            ) => {
+                assert_eq!(e, twin_error, "the backends fail differently");
+                return;
+            }
+            (a, b) => panic!("step gave {a:?}, its twin {b:?}"),
+        }
+    }
+}
+
+/// A solver with the colliders, emitter and particles of the input that follows the
+/// parameters, or `None` when the input's domain or solver is invalid (as it must
+/// be: every other error panics). Failed calls are checked to change nothing.
+fn set_up<const D: usize>(
+    flags: u8,
+    params: Params<D>,
+    r: &mut ByteReader<'_>,
+) -> Option<Solver<D>> {
     let lo: [f32; D] = vector(r, 1.0 / 16.0);
     let size: [f32; D] = vector(r, 1.0 / 16.0);
     let hi: [f32; D] = core::array::from_fn(|a| lo[a] + size[a]);
     let domain = match Domain::new(lo, hi) {
         Ok(d) => d,
-        Err(CoreError::InvalidCollider { .. }) => return,
+        Err(CoreError::InvalidCollider { .. }) => return None,
         Err(e) => panic!("Domain::new gave {e:?}"),
     };
     let domain = match domain.with_response(value(r, 1.0 / 64.0), value(r, 1.0 / 64.0)) {
@@ -180,7 +241,7 @@ fn solver_in<const D: usize>(flags: u8, r: &mut ByteReader<'_>) {
     };
     let mut solver = match Solver::new(params.clone(), domain) {
         Ok(s) => s,
-        Err(CoreError::InvalidCollider { .. } | CoreError::Kernel(_)) => return,
+        Err(CoreError::InvalidCollider { .. } | CoreError::Kernel(_)) => return None,
         Err(e) => panic!("Solver::new gave {e:?}"),
     };
     for _ in 0..r.u8() % 3 {
@@ -263,17 +324,7 @@ fn solver_in<const D: usize>(flags: u8, r: &mut ByteReader<'_>) {
         }
         Err(e) => panic!("add_particles gave {e:?}"),
     }
-    let steps = u32::from(flags >> 4) % (MAX_STEPS + 1);
-    for _ in 0..steps {
-        match solver.step() {
-            Ok(stats) => {
-                assert_eq!(stats.particles, solver.len());
-                check_particles(&solver);
-            }
-            Err(CoreError::Diverged { .. } | CoreError::Collapsed { .. }) => return,
-            Err(e) => panic!("step gave {e:?}"),
-        }
-    }
+    Some(solver)
 }
 
 /// Every particle finite and inside the domain, ids unique and below the next id.
@@ -351,10 +402,23 @@ fn checkpoint_in<const D: usize>(flags: u8, rest: &[u8]) {
         .iter()
         .all(|e| e.radius() <= 4.0 * s && e.speed() * dt <= 4.0 * s);
     if solver.len() <= MAX_PARTICLES && small_emitters && flags & 4 != 0 {
-        match solver.step() {
-            Ok(_) => check_particles(&solver),
-            Err(CoreError::Diverged { .. }) => {}
-            Err(e) => panic!("step after loading gave {e:?}"),
+        // A twin loaded from the same bytes, on another backend: the same bits.
+        let mut twin = Solver::<D>::from_checkpoint(&bytes).expect("a state that loaded loads");
+        twin.set_backend(twin_backend(solver.params().backend(), flags));
+        match (solver.step(), twin.step()) {
+            (Ok(_), Ok(_)) => {
+                check_particles(&solver);
+                assert!(
+                    fingerprint(&solver) == fingerprint(&twin),
+                    "{:?} and {:?} disagree after loading and a step",
+                    solver.params().backend(),
+                    twin.params().backend()
+                );
+            }
+            (Err(e @ CoreError::Diverged { .. }), Err(twin_error)) => {
+                assert_eq!(e, twin_error, "the backends fail differently");
+            }
+            (a, b) => panic!("step after loading gave {a:?}, its twin {b:?}"),
         }
     }
 }
@@ -372,5 +436,19 @@ mod tests {
         ];
         input.extend((0..64u8).map(|k| k.wrapping_mul(37)));
         solver_step(&input);
+        // The scalar path (mask bit 13), its twin on eight lanes (flags bit 3).
+        input[0] = 0x38;
+        input[4] = 0x20;
+        solver_step(&input);
+    }
+
+    #[test]
+    fn the_twin_runs_another_backend() {
+        for flags in [0, 8] {
+            for backend in [Backend::Lanes, Backend::Lanes8, Backend::Scalar] {
+                assert_ne!(twin_backend(backend, flags), backend);
+            }
+        }
+        assert_eq!(twin_backend(Backend::Scalar, 8), Backend::Lanes8);
     }
 }

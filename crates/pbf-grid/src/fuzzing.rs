@@ -57,8 +57,9 @@ pub fn replay_corpus(
 /// The most points one input makes (the brute-force check is quadratic).
 pub const MAX_POINTS: usize = 192;
 
-/// Reads the fuzzer's bytes front to back; past the end it yields zeros.
-#[derive(Debug)]
+/// Reads the fuzzer's bytes front to back; past the end it yields zeros. A clone
+/// reads the same bytes again from where the original stands.
+#[derive(Clone, Debug)]
 pub struct ByteReader<'a> {
     data: &'a [u8],
 }
