@@ -122,9 +122,9 @@ pub(crate) fn lattice_overshoot<const D: usize>(
                 let (c, s) = phases[(k[a] + reach) as usize][a];
                 (re, im) = (re * c - im * s, re * s + im * c);
             }
-            let sin = im;
+            // im = sin(q.k)
             for a in 0..D {
-                sum[a] += g[a] * sin;
+                sum[a] += g[a] * im;
             }
         }
         let a = 4.0 * sum.iter().map(|c| c * c).sum::<f64>() / denominator;
