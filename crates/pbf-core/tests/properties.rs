@@ -118,25 +118,21 @@ fn a_scene_scaled_by_s_gives_positions_scaled_by_s() {
     }
 }
 
+/// A dam break of about `particles` particles stepped `steps` times on `threads`
+/// threads: every position's and velocity's bits, and the ids in order.
 fn run_on_threads(
     threads: usize,
+    particles: usize,
     steps: usize,
-    acceleration: pbf_core::Acceleration,
-    coarse: bool,
+    edit: impl Fn(pbf_core::ParamsBuilder<3>) -> pbf_core::ParamsBuilder<3> + Send + Sync,
 ) -> (Vec<u32>, Vec<u64>) {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .unwrap();
     pool.install(|| {
-        let scene = scenes::dam_break_3d(4000).unwrap();
-        let params = scene
-            .params()
-            .to_builder()
-            .acceleration(acceleration)
-            .coarse_correction(coarse)
-            .build()
-            .unwrap();
+        let scene = scenes::dam_break_3d(particles).unwrap();
+        let params = edit(scene.params().to_builder()).build().unwrap();
         let mut s = Solver::new(params, *scene.domain()).unwrap();
         let mut points = Vec::new();
         scene.positions_interleaved(&mut points);
@@ -158,8 +154,10 @@ fn one_and_two_threads_give_bit_identical_state_after_200_steps() {
         (pbf_core::Acceleration::Chebyshev, false, 100),
         (pbf_core::Acceleration::None, true, 100),
     ] {
-        let one = run_on_threads(1, steps, acceleration, coarse);
-        let two = run_on_threads(2, steps, acceleration, coarse);
+        let edit =
+            |b: pbf_core::ParamsBuilder<3>| b.acceleration(acceleration).coarse_correction(coarse);
+        let one = run_on_threads(1, 4000, steps, edit);
+        let two = run_on_threads(2, 4000, steps, edit);
         assert_eq!(
             one.1, two.1,
             "{acceleration:?}, coarse {coarse}: ids in a different order"
@@ -168,6 +166,35 @@ fn one_and_two_threads_give_bit_identical_state_after_200_steps() {
             one.0 == two.0,
             "{acceleration:?}, coarse {coarse}: state differs between 1 and 2 threads"
         );
+    }
+}
+
+/// More threads than the machine's cores, and odd counts, split the work otherwise
+/// (the grid's and the re-sort's chunks follow the thread count): the same bits as one
+/// thread, with a fixed and an adaptive iteration count, and past 2^16 particles, where
+/// the passes prefetch and the lists' groups change shape.
+#[test]
+fn three_five_and_eight_threads_give_the_bits_of_one() {
+    let adaptive = pbf_core::Iterations::Adaptive {
+        max_density_error_percent: 0.5,
+        min: 2,
+        max: 8,
+    };
+    // (particles, steps, thread counts, adaptive iteration count)
+    let cases: [(usize, usize, &[usize], bool); 3] = [
+        (4000, 100, &[3, 8], false),
+        (4000, 100, &[5], true),
+        (70_000, 8, &[3], false),
+    ];
+    for (particles, steps, threads, adapt) in cases {
+        let edit = |b: pbf_core::ParamsBuilder<3>| if adapt { b.iterations(adaptive) } else { b };
+        let one = run_on_threads(1, particles, steps, edit);
+        for &t in threads {
+            let many = run_on_threads(t, particles, steps, edit);
+            let case = format!("{particles} particles, {t} threads, adaptive {adapt}");
+            assert_eq!(one.1, many.1, "{case}: ids in a different order");
+            assert!(one.0 == many.0, "{case}: state differs from 1 thread");
+        }
     }
 }
 
