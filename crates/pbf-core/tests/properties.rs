@@ -118,32 +118,45 @@ fn a_scene_scaled_by_s_gives_positions_scaled_by_s() {
     }
 }
 
-/// A dam break of about `particles` particles stepped `steps` times on `threads`
-/// threads: every position's and velocity's bits, and the ids in order.
-fn run_on_threads(
+/// The solver `make` builds, stepped `steps` times on `threads` threads: every
+/// position's and velocity's bits, and the ids in order.
+fn state_on_threads<const D: usize>(
     threads: usize,
-    particles: usize,
     steps: usize,
-    edit: impl Fn(pbf_core::ParamsBuilder<3>) -> pbf_core::ParamsBuilder<3> + Send + Sync,
+    make: impl Fn() -> Solver<D> + Send + Sync,
 ) -> (Vec<u32>, Vec<u64>) {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .unwrap();
     pool.install(|| {
+        let mut s = make();
+        common::run(&mut s, steps);
+        let mut bits = Vec::new();
+        for a in 0..D {
+            bits.extend(s.positions()[a].iter().map(|v| v.to_bits()));
+            bits.extend(s.velocities()[a].iter().map(|v| v.to_bits()));
+        }
+        (bits, s.ids().to_vec())
+    })
+}
+
+/// A 3D dam break of about `particles` particles with its parameters edited, stepped
+/// `steps` times on `threads` threads (see [`state_on_threads`]).
+fn run_on_threads(
+    threads: usize,
+    particles: usize,
+    steps: usize,
+    edit: impl Fn(pbf_core::ParamsBuilder<3>) -> pbf_core::ParamsBuilder<3> + Send + Sync,
+) -> (Vec<u32>, Vec<u64>) {
+    state_on_threads(threads, steps, || {
         let scene = scenes::dam_break_3d(particles).unwrap();
         let params = edit(scene.params().to_builder()).build().unwrap();
         let mut s = Solver::new(params, *scene.domain()).unwrap();
         let mut points = Vec::new();
         scene.positions_interleaved(&mut points);
         s.add_particles(&points, None).unwrap();
-        common::run(&mut s, steps);
-        let mut bits = Vec::new();
-        for a in 0..3 {
-            bits.extend(s.positions()[a].iter().map(|v| v.to_bits()));
-            bits.extend(s.velocities()[a].iter().map(|v| v.to_bits()));
-        }
-        (bits, s.ids().to_vec())
+        s
     })
 }
 
@@ -171,8 +184,8 @@ fn one_and_two_threads_give_bit_identical_state_after_200_steps() {
 
 /// More threads than the machine's cores, and odd counts, split the work otherwise
 /// (the grid's and the re-sort's chunks follow the thread count): the same bits as one
-/// thread, with a fixed and an adaptive iteration count, and past 2^16 particles, where
-/// the passes prefetch and the lists' groups change shape.
+/// thread, in 3D with a fixed and an adaptive iteration count, in 2D, and past 2^16
+/// particles, where the passes prefetch and the lists' groups change shape.
 #[test]
 fn three_five_and_eight_threads_give_the_bits_of_one() {
     let adaptive = pbf_core::Iterations::Adaptive {
@@ -192,6 +205,16 @@ fn three_five_and_eight_threads_give_the_bits_of_one() {
         for &t in threads {
             let many = run_on_threads(t, particles, steps, edit);
             let case = format!("{particles} particles, {t} threads, adaptive {adapt}");
+            assert_eq!(one.1, many.1, "{case}: ids in a different order");
+            assert!(one.0 == many.0, "{case}: state differs from 1 thread");
+        }
+    }
+    for (particles, steps, threads) in [(4000, 100, &[3, 8][..]), (70_000, 8, &[3][..])] {
+        let make = || scenes::dam_break_2d(particles).unwrap();
+        let one = state_on_threads(1, steps, make);
+        for &t in threads {
+            let many = state_on_threads(t, steps, make);
+            let case = format!("2D, {particles} particles, {t} threads");
             assert_eq!(one.1, many.1, "{case}: ids in a different order");
             assert!(one.0 == many.0, "{case}: state differs from 1 thread");
         }
