@@ -1814,7 +1814,7 @@ pub(crate) fn pack<const D: usize>(
         extra.len() == positions[0].len(),
         "pack: the extra value of every particle"
     );
-    pack_with(quads, positions, |i| extra[i]);
+    pack_with(quads, positions, Some(extra), |e| e);
 }
 
 /// As [`pack`], with every particle's volume ([`volume`]) as the extra value: the
@@ -1830,7 +1830,7 @@ pub(crate) fn pack_volumes<const D: usize>(
         density.len() == positions[0].len(),
         "pack: the density of every particle"
     );
-    pack_with(quads, positions, |i| volume(mass, density[i]));
+    pack_with(quads, positions, Some(density), |rho| volume(mass, rho));
 }
 
 /// A particle's volume `m / rho`, 0 where the density is not positive (a particle no
@@ -1848,14 +1848,16 @@ pub(crate) fn volume(mass: f32, density: f32) -> f32 {
 /// ([`Lane::gather4`]) instead of `D` scalar gathers. Resizes `quads` to the particle
 /// count (keeping its capacity).
 pub(crate) fn pack_vectors<const D: usize>(quads: &mut Vec<[f32; 4]>, field: [&[f32]; D]) {
-    pack_with(quads, field, |_| 0.0);
+    pack_with(quads, field, None, |e| e);
 }
 
-/// `quads[i] = [field[0][i], .., field[D - 1][i], extra(i), 0, ..]`.
+/// `quads[i] = [field[0][i], .., field[D - 1][i], map(extra[i]), 0, ..]`, with 0 for
+/// `map(extra[i])` when there is no `extra` (whose length the callers check).
 fn pack_with<const D: usize>(
     quads: &mut Vec<[f32; 4]>,
     field: [&[f32]; D],
-    extra: impl Fn(usize) -> f32 + Sync,
+    extra: Option<&[f32]>,
+    map: impl Fn(f32) -> f32 + Sync,
 ) {
     const { assert!(D < 4, "a quad holds D components and one more value") };
     let n = field[0].len();
@@ -1865,13 +1867,19 @@ fn pack_with<const D: usize>(
     );
     quads.resize(n, [0.0; 4]);
     for_each_chunk_of([quads.as_mut_slice()], 1024, 64, &|start, [q]| {
+        // The chunk's own stretch of every component, so that the loop holds its
+        // pointers in registers and checks no bounds (indexing `field` by particle, it
+        // loaded each slice's pointer and length again for every value it copied).
+        let range = start..start + q.len();
+        let from: [&[f32]; D] = core::array::from_fn(|a| &field[a][range.clone()]);
+        let extra = extra.map(|e| &e[range]);
         for (k, q) in q.iter_mut().enumerate() {
-            let i = start + k;
-            *q = [0.0; 4];
+            let mut quad = [0.0; 4];
             for a in 0..D {
-                q[a] = field[a][i];
+                quad[a] = from[a][k];
             }
-            q[D] = extra(i);
+            quad[D] = extra.map_or(0.0, |e| map(e[k]));
+            *q = quad;
         }
     });
 }
@@ -1882,14 +1890,10 @@ pub(crate) fn repack_extra<const D: usize>(quads: &mut [[f32; 4]], extra: &[f32]
         extra.len() == quads.len(),
         "repack: the extra value of every particle"
     );
-    repack_with::<D>(quads, |i| extra[i]);
-}
-
-/// `quads[i][D] = extra(i)`.
-fn repack_with<const D: usize>(quads: &mut [[f32; 4]], extra: impl Fn(usize) -> f32 + Sync) {
     for_each_chunk_of([quads], 1024, 64, &|start, [q]| {
-        for (k, q) in q.iter_mut().enumerate() {
-            q[D] = extra(start + k);
+        let extra = &extra[start..start + q.len()];
+        for (q, &e) in q.iter_mut().zip(extra) {
+            q[D] = e;
         }
     });
 }
