@@ -1867,9 +1867,10 @@ fn pack_with<const D: usize>(
     );
     quads.resize(n, [0.0; 4]);
     for_each_chunk_of([quads.as_mut_slice()], 1024, 64, &|start, [q]| {
-        // The chunk's own stretch of every component, so that the loop holds its
-        // pointers in registers and checks no bounds (indexing `field` by particle, it
-        // loaded each slice's pointer and length again for every value it copied).
+        // The chunk's own stretch of every component, of the chunk's length: indexing
+        // `field` by particle, the loop loaded each slice's pointer and length again
+        // for every value it copied and checked its bounds (1.2-1.5% of the 97k step,
+        // BENCHMARKS.md, thirty-ninth session).
         let range = start..start + q.len();
         let from: [&[f32]; D] = core::array::from_fn(|a| &field[a][range.clone()]);
         let extra = extra.map(|e| &e[range]);
