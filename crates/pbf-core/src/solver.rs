@@ -843,15 +843,20 @@ impl<const D: usize> Solver<D> {
             for_each_chunk(
                 (muts(&mut self.velocities), muts(&mut self.predicted)),
                 &|start, (v, p)| {
+                    // The chunk's own stretches (see `drift`).
+                    let range = start..start + v[0].len();
+                    let positions: [&[f32]; D] =
+                        core::array::from_fn(|a| &positions[a][range.clone()]);
+                    let force: [&[f32]; D] = core::array::from_fn(|a| &force[a][range.clone()]);
                     for_each_block(v[0].len(), |block, width| {
                         let mut from = [[0.0f32; D]; GROUP];
                         let mut to = [[0.0f32; D]; GROUP];
                         for l in 0..width {
-                            let (k, i) = (block + l, start + block + l);
+                            let k = block + l;
                             for a in 0..D {
-                                v[a][k] += dt * (gravity[a] + force[a][i]);
-                                from[l][a] = positions[a][i];
-                                to[l][a] = positions[a][i] + dt * v[a][k];
+                                v[a][k] += dt * (gravity[a] + force[a][k]);
+                                from[l][a] = positions[a][k];
+                                to[l][a] = positions[a][k] + dt * v[a][k];
                             }
                         }
                         confine_block(colliders, domain, &from[..width], &mut to[..width], margin);
@@ -1044,13 +1049,17 @@ impl<const D: usize> Solver<D> {
             let contact = margin + 0.01 * self.kernel.h();
             let (wall_friction, wall_restitution) = domain.response();
             for_each_chunk(muts(&mut self.velocities), &|start, v| {
+                // The chunk's own stretches (see `drift`).
+                let range = start..start + v[0].len();
+                let positions: [&[f32]; D] = core::array::from_fn(|a| &positions[a][range.clone()]);
+                let predicted: [&[f32]; D] = core::array::from_fn(|a| &predicted[a][range.clone()]);
                 for_each_block(v[0].len(), |block, width| {
                     let mut p = [[0.0f32; D]; GROUP];
                     let mut vel = [[0.0f32; D]; GROUP];
                     for l in 0..width {
-                        let i = start + block + l;
-                        p[l] = core::array::from_fn(|a| predicted[a][i]);
-                        vel[l] = core::array::from_fn(|a| (p[l][a] - positions[a][i]) * inv_dt);
+                        let k = block + l;
+                        p[l] = core::array::from_fn(|a| predicted[a][k]);
+                        vel[l] = core::array::from_fn(|a| (p[l][a] - positions[a][k]) * inv_dt);
                     }
                     let (p, vel) = (&p[..width], &mut vel[..width]);
                     // Collider by collider, each particle meeting them in order; a block
@@ -1761,21 +1770,25 @@ impl<const D: usize> Solver<D> {
         let half = self.half_skin2();
         let (now, built) = (refs(&self.predicted), refs(&self.built));
         per_chunk(self.len(), &mut self.drift, &|chunk| {
-            let moved = |i: usize| {
-                let d: [f32; D] = core::array::from_fn(|a| now[a][i] - built[a][i]);
+            // The chunk's own stretches: indexed by particle, every value reloaded its
+            // slice's pointer and length.
+            let now: [&[f32]; D] = core::array::from_fn(|a| &now[a][chunk.clone()]);
+            let built: [&[f32]; D] = core::array::from_fn(|a| &built[a][chunk.clone()]);
+            let moved = |k: usize| {
+                let d: [f32; D] = core::array::from_fn(|a| now[a][k] - built[a][k]);
                 pbf_kernels::norm2(d)
             };
             let mut drift = Drift::default();
             if !count {
                 // Branch-free: the checks between the iterations need only these.
-                for moved in chunk.map(moved) {
+                for moved in (0..chunk.len()).map(moved) {
                     drift.most = drift.most.max(moved.to_bits());
                     drift.movers += u32::from(!(moved <= half));
                 }
                 return drift;
             }
-            for i in chunk {
-                let moved = moved(i);
+            for k in 0..chunk.len() {
+                let moved = moved(k);
                 drift.most = drift.most.max(moved.to_bits());
                 drift.movers += u32::from(!(moved <= half));
                 for (past, half) in drift.past.iter_mut().zip(halves) {
