@@ -45,7 +45,7 @@
 //! its own list in order: the same bits.
 
 use crate::lanes::{Eight, Lane, norm2};
-use crate::parallel::{for_each_chunk_of, for_each_chunk_with, join};
+use crate::parallel::{for_each_chunk_of, for_each_chunk_with, join, stretches};
 use pbf_grid::Grid;
 use pbf_kernels::f32x8;
 
@@ -1867,12 +1867,8 @@ fn pack_with<const D: usize>(
     );
     quads.resize(n, [0.0; 4]);
     for_each_chunk_of([quads.as_mut_slice()], 1024, 64, &|start, [q]| {
-        // The chunk's own stretch of every component, of the chunk's length: indexing
-        // `field` by particle, the loop loaded each slice's pointer and length again
-        // for every value it copied and checked its bounds (1.2-1.5% of the 97k step,
-        // BENCHMARKS.md, thirty-ninth session).
         let range = start..start + q.len();
-        let from: [&[f32]; D] = core::array::from_fn(|a| &field[a][range.clone()]);
+        let from = stretches(field, range.clone());
         let extra = extra.map(|e| &e[range]);
         for (k, q) in q.iter_mut().enumerate() {
             let mut quad = [0.0; 4];

@@ -188,6 +188,21 @@ pub(crate) fn per_chunk<T: Send + Default>(
     });
 }
 
+/// Every array's stretch `range`: a chunk's own part of per-particle inputs. A loop
+/// over a chunk that indexes these by its offset in the chunk keeps their pointers in
+/// registers; indexing the whole arrays by particle from inside the chunk closures, the
+/// loops loaded every slice's pointer and length again for each value (BENCHMARKS.md,
+/// thirty-ninth session).
+///
+/// # Panics
+/// When `range` is not inside every array.
+pub(crate) fn stretches<const K: usize>(
+    arrays: [&[f32]; K],
+    range: core::ops::Range<usize>,
+) -> [&[f32]; K] {
+    arrays.map(|a| &a[range.clone()])
+}
+
 /// The larger of `a` and `b`, NaN if either is NaN.
 pub(crate) fn pick_max(a: f64, b: f64) -> f64 {
     if a.is_nan() || b.is_nan() {

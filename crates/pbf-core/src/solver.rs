@@ -12,7 +12,9 @@ use crate::lists::{
     GROUP, NeighbourLists, Neighbourhood, Overfull, max_candidates, pack, pack_volumes,
     repack_extra, room_per_particle,
 };
-use crate::parallel::{MIN_CHUNK, chunk, deterministic_sum, for_each_chunk, per_chunk, pick_max};
+use crate::parallel::{
+    MIN_CHUNK, chunk, deterministic_sum, for_each_chunk, per_chunk, pick_max, stretches,
+};
 use crate::params::LaneType;
 use crate::{
     Acceleration, Backend, CoreError, Iterations, Params, Relaxation, viscosity, vorticity,
@@ -843,11 +845,9 @@ impl<const D: usize> Solver<D> {
             for_each_chunk(
                 (muts(&mut self.velocities), muts(&mut self.predicted)),
                 &|start, (v, p)| {
-                    // The chunk's own stretches (see `drift`).
                     let range = start..start + v[0].len();
-                    let positions: [&[f32]; D] =
-                        core::array::from_fn(|a| &positions[a][range.clone()]);
-                    let force: [&[f32]; D] = core::array::from_fn(|a| &force[a][range.clone()]);
+                    let positions = stretches(positions, range.clone());
+                    let force = stretches(force, range);
                     for_each_block(v[0].len(), |block, width| {
                         let mut from = [[0.0f32; D]; GROUP];
                         let mut to = [[0.0f32; D]; GROUP];
@@ -1049,10 +1049,9 @@ impl<const D: usize> Solver<D> {
             let contact = margin + 0.01 * self.kernel.h();
             let (wall_friction, wall_restitution) = domain.response();
             for_each_chunk(muts(&mut self.velocities), &|start, v| {
-                // The chunk's own stretches (see `drift`).
                 let range = start..start + v[0].len();
-                let positions: [&[f32]; D] = core::array::from_fn(|a| &positions[a][range.clone()]);
-                let predicted: [&[f32]; D] = core::array::from_fn(|a| &predicted[a][range.clone()]);
+                let positions = stretches(positions, range.clone());
+                let predicted = stretches(predicted, range);
                 for_each_block(v[0].len(), |block, width| {
                     let mut p = [[0.0f32; D]; GROUP];
                     let mut vel = [[0.0f32; D]; GROUP];
@@ -1770,10 +1769,10 @@ impl<const D: usize> Solver<D> {
         let half = self.half_skin2();
         let (now, built) = (refs(&self.predicted), refs(&self.built));
         per_chunk(self.len(), &mut self.drift, &|chunk| {
-            // The chunk's own stretches: indexed by particle, every value reloaded its
-            // slice's pointer and length.
-            let now: [&[f32]; D] = core::array::from_fn(|a| &now[a][chunk.clone()]);
-            let built: [&[f32]; D] = core::array::from_fn(|a| &built[a][chunk.clone()]);
+            let (now, built) = (
+                stretches(now, chunk.clone()),
+                stretches(built, chunk.clone()),
+            );
             let moved = |k: usize| {
                 let d: [f32; D] = core::array::from_fn(|a| now[a][k] - built[a][k]);
                 pbf_kernels::norm2(d)
