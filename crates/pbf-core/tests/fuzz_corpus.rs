@@ -3,7 +3,8 @@
 //! so that CI checks the whole corpus (and every crash turned regression input) on
 //! every submission. Run the fuzzers with `cargo +nightly fuzz run TARGET`.
 
-use pbf_core::fuzzing::{checkpoint_load, replay_corpus, solver_step};
+use pbf_core::Solver;
+use pbf_core::fuzzing::{checkpoint_load, checkpoint_seeds, replay_corpus, solver_step};
 
 #[test]
 fn solver_step_corpus_replays() {
@@ -17,4 +18,56 @@ fn checkpoint_load_corpus_replays() {
         "checkpoint_load",
         checkpoint_load,
     );
+}
+
+/// Loads one `checkpoint_load` input as the harness does: the first byte's bit 0
+/// chooses 3D, bit 1 re-seals the rest. Whether it loads.
+fn loads(input: &[u8]) -> bool {
+    let (flags, rest) = (input[0], &input[1..]);
+    let dimension = if flags & 1 == 0 { 2 } else { 3 };
+    let bytes = if flags & 2 != 0 {
+        pbf_core::fuzzing::seal(dimension, rest)
+    } else {
+        rest.to_vec()
+    };
+    if dimension == 2 {
+        Solver::<2>::from_checkpoint(&bytes).is_ok()
+    } else {
+        Solver::<3>::from_checkpoint(&bytes).is_ok()
+    }
+}
+
+/// The `checkpoint_load` corpus holds loadable checkpoints of the current format (the
+/// `seed-*` inputs), so that the fuzzer and this replay reach the validation and the
+/// step behind the decoder. When the format changes, this fails until the seeds are
+/// written again: `PBF_WRITE_SEEDS=1 cargo test -p pbf-core --test scenarios seeds`.
+#[test]
+fn checkpoint_seeds_are_in_the_corpus_and_load() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/checkpoint_load");
+    let write = std::env::var_os("PBF_WRITE_SEEDS").is_some();
+    let seeds = checkpoint_seeds();
+    assert!(seeds.len() >= 4, "{} seeds", seeds.len());
+    for (name, input) in seeds {
+        assert!(loads(&input), "the seed {name} does not load");
+        // The harness steps it with its twin (bit 2) and finds the same bits.
+        checkpoint_load(&input);
+        let path = dir.join(format!("seed-{name}"));
+        if write {
+            std::fs::write(&path, &input).expect("the corpus folder is writable");
+        }
+        let committed = std::fs::read(&path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e}; write the seeds with PBF_WRITE_SEEDS=1 cargo test -p pbf-core \
+                 --test scenarios seeds",
+                path.display()
+            )
+        });
+        assert!(
+            loads(&committed),
+            "{} no longer loads (the format changed?): write the seeds again with \
+             PBF_WRITE_SEEDS=1 cargo test -p pbf-core --test scenarios seeds",
+            path.display()
+        );
+    }
 }
