@@ -557,14 +557,35 @@ pub fn seal(dimension: usize, payload: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Whether a `checkpoint_load` input holds a checkpoint that loads (the harness's
+/// first step, without the checks and the step behind it).
 #[cfg(feature = "serde")]
-fn checkpoint_in<const D: usize>(flags: u8, rest: &[u8]) {
+pub fn checkpoint_loads(data: &[u8]) -> bool {
+    let (flags, rest) = (
+        data.first().copied().unwrap_or(0),
+        &data[data.len().min(1)..],
+    );
+    if flags & 1 == 0 {
+        loaded::<2>(flags, rest).is_some()
+    } else {
+        loaded::<3>(flags, rest).is_some()
+    }
+}
+
+/// The solver an input's bytes load as, re-sealed first when bit 1 of `flags` says so.
+#[cfg(feature = "serde")]
+fn loaded<const D: usize>(flags: u8, rest: &[u8]) -> Option<Solver<D>> {
     let bytes = if flags & 2 != 0 {
         seal(D, rest)
     } else {
         rest.to_vec()
     };
-    let Ok(mut solver) = Solver::<D>::from_checkpoint(&bytes) else {
+    Solver::<D>::from_checkpoint(&bytes).ok()
+}
+
+#[cfg(feature = "serde")]
+fn checkpoint_in<const D: usize>(flags: u8, rest: &[u8]) {
+    let Some(mut solver) = loaded::<D>(flags, rest) else {
         return;
     };
     check_particles(&solver);

@@ -3,8 +3,9 @@
 //! so that CI checks the whole corpus (and every crash turned regression input) on
 //! every submission. Run the fuzzers with `cargo +nightly fuzz run TARGET`.
 
-use pbf_core::Solver;
-use pbf_core::fuzzing::{checkpoint_load, checkpoint_seeds, replay_corpus, solver_step};
+use pbf_core::fuzzing::{
+    checkpoint_load, checkpoint_loads, checkpoint_seeds, replay_corpus, solver_step,
+};
 
 #[test]
 fn solver_step_corpus_replays() {
@@ -20,23 +21,6 @@ fn checkpoint_load_corpus_replays() {
     );
 }
 
-/// Loads one `checkpoint_load` input as the harness does: the first byte's bit 0
-/// chooses 3D, bit 1 re-seals the rest. Whether it loads.
-fn loads(input: &[u8]) -> bool {
-    let (flags, rest) = (input[0], &input[1..]);
-    let dimension = if flags & 1 == 0 { 2 } else { 3 };
-    let bytes = if flags & 2 != 0 {
-        pbf_core::fuzzing::seal(dimension, rest)
-    } else {
-        rest.to_vec()
-    };
-    if dimension == 2 {
-        Solver::<2>::from_checkpoint(&bytes).is_ok()
-    } else {
-        Solver::<3>::from_checkpoint(&bytes).is_ok()
-    }
-}
-
 /// The `checkpoint_load` corpus holds loadable checkpoints of the current format (the
 /// `seed-*` inputs), so that the fuzzer and this replay reach the validation and the
 /// step behind the decoder. When the format changes, this fails until the seeds are
@@ -49,7 +33,7 @@ fn checkpoint_seeds_are_in_the_corpus_and_load() {
     let seeds = checkpoint_seeds();
     assert!(seeds.len() >= 4, "{} seeds", seeds.len());
     for (name, input) in seeds {
-        assert!(loads(&input), "the seed {name} does not load");
+        assert!(checkpoint_loads(&input), "the seed {name} does not load");
         // The harness steps it with its twin (bit 2) and finds the same bits.
         checkpoint_load(&input);
         let path = dir.join(format!("seed-{name}"));
@@ -64,7 +48,7 @@ fn checkpoint_seeds_are_in_the_corpus_and_load() {
             )
         });
         assert!(
-            loads(&committed),
+            checkpoint_loads(&committed),
             "{} no longer loads (the format changed?): write the seeds again with \
              PBF_WRITE_SEEDS=1 cargo test -p pbf-core --test scenarios seeds",
             path.display()
