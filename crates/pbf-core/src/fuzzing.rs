@@ -357,9 +357,7 @@ fn check_particles<const D: usize>(solver: &Solver<D>) {
 /// and the validation behind it are reached.
 #[cfg(feature = "serde")]
 pub fn checkpoint_load(data: &[u8]) {
-    let mut r = ByteReader::new(data);
-    let flags = r.u8();
-    let rest = &data[data.len().min(1)..];
+    let (flags, rest) = flags_and_rest(data);
     if flags & 1 == 0 {
         checkpoint_in::<2>(flags, rest);
     } else {
@@ -561,14 +559,20 @@ pub fn seal(dimension: usize, payload: &[u8]) -> Vec<u8> {
 /// first step, without the checks and the step behind it).
 #[cfg(feature = "serde")]
 pub fn checkpoint_loads(data: &[u8]) -> bool {
-    let (flags, rest) = (
-        data.first().copied().unwrap_or(0),
-        &data[data.len().min(1)..],
-    );
+    let (flags, rest) = flags_and_rest(data);
     if flags & 1 == 0 {
         loaded::<2>(flags, rest).is_some()
     } else {
         loaded::<3>(flags, rest).is_some()
+    }
+}
+
+/// A `checkpoint_load` input's first byte (0 when empty) and the bytes after it.
+#[cfg(feature = "serde")]
+fn flags_and_rest(data: &[u8]) -> (u8, &[u8]) {
+    match data.split_first() {
+        Some((&flags, rest)) => (flags, rest),
+        None => (0, data),
     }
 }
 
