@@ -25,7 +25,7 @@
 //!   the poly6 kernel over each point's neighbours, so every method does the same
 //!   arithmetic; the harness checks that they all find the same number of pairs.
 //!
-//! The last lines print what BENCHMARKS.md needs besides the tables: the SIMD
+//! The last lines print what a report needs besides the tables: the SIMD
 //! backend, the CPU and its clock, and the roofline figures of pbf's constraint passes.
 
 use kiddo::{ImmutableKdTree, SquaredEuclidean};
@@ -93,8 +93,8 @@ impl Options {
             frames: 60,
             salva_substeps: 4,
             // The cheapest of the configurations tried that keeps the dam break within
-            // 10% of rest density over 60 frames at every size (BENCHMARKS.md: 2 x 4
-            // with the coarse correction is 12% cheaper at 100k but reaches 1128 at 30k).
+            // 10% of rest density over 60 frames at every size (2 x 4 with the coarse
+            // correction is cheaper at 100k but exceeds 10% at 30k).
             pbf_substeps: 2,
             pbf_iterations: 5,
             pbf_acceleration: Acceleration::Chebyshev,

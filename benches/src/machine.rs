@@ -1,12 +1,11 @@
 //! Which CPU a bench ran on, printed at the top of every report.
 //!
-//! The machine under the benches is a shared virtual machine whose host changes from
-//! session to session. Between the twentieth and the twenty-second session it moved
-//! from AMD Zen 5 (family 26), which executes a 512-bit instruction in one go, to Zen 4
-//! (family 25, model 17), which splits it into two 256-bit halves: the same binary
-//! then took 1.3-1.7 times as long a step (BENCHMARKS.md, twenty-third session). A
-//! figure is only comparable with another taken on the same kind of core, so the
-//! benches print it.
+//! The benches often run on shared virtual machines whose host CPU is not fixed. Core
+//! generations differ in ways that move every figure: AMD Zen 5 (family 26) executes
+//! a 512-bit instruction in one go, Zen 4 (family 25) splits it into two 256-bit
+//! halves, so the same binary can take 1.3-1.7 times as long a step on the one as on
+//! the other. A figure is only comparable with another taken on the same kind of
+//! core, so the benches print it.
 
 /// The CPU as `/proc/cpuinfo` describes its first logical processor.
 #[derive(Clone, Debug, PartialEq)]
@@ -70,7 +69,7 @@ impl Cpu {
 
     /// The AMD core generation of the family and model, where known: the generations
     /// differ in how they execute 512-bit instructions (Zen 4 in two 256-bit halves,
-    /// Zen 5 server parts at full width), which moves every figure in BENCHMARKS.md.
+    /// Zen 5 server parts at full width), which moves every figure of the benches.
     ///
     /// ```
     /// use pbf_benches::machine::Cpu;

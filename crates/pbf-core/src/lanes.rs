@@ -425,10 +425,9 @@ pub(crate) fn lanes<L: Lane>(v: L, width: usize) -> [f32; crate::lists::GROUP] {
 /// Eight consecutive values from `s[j..]`; lanes past the end of `s` read 0.
 ///
 /// Eight whole values are one load. The copy of a length known only at run time
-/// below is a call of `memmove`; taken for every eight candidates, it cost the
-/// portable sifter (the machines without AVX-512) about 42% of the 97k dam break's
-/// neighbour search, and the lists' repairs on every machine (BENCHMARKS.md,
-/// thirty-fifth session).
+/// below is a call of `memmove`; taken for every eight candidates, it would dominate
+/// the portable sifter (the machines without AVX-512) and the lists' repairs on every
+/// machine, so only a list's last, partial eight take it.
 #[inline(always)]
 pub(crate) fn load8<E: Eight>(s: &[f32], j: usize) -> E {
     if let Some(eight) = s.get(j..j + 8) {
@@ -462,8 +461,8 @@ impl Eight for f32x8 {
 
 /// The first `out.len()` lanes of `all` (at most `N`) into `out`. A whole group
 /// (every group but a chunk's last) is one store: the copy of a length known only at
-/// run time was a call of `memmove`, 1.3% of the 97k dam break's step (perf), from the
-/// passes' sums.
+/// run time is a call of `memmove`, which the passes' sums would otherwise pay for
+/// every group.
 #[inline(always)]
 pub(crate) fn store_first<const N: usize>(all: [f32; N], out: &mut [f32]) {
     if let Ok(out) = <&mut [f32; N]>::try_from(&mut *out) {

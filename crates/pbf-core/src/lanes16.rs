@@ -12,10 +12,8 @@
 //! indices come from [`crate::lists::Neighbourhood::for_each_slot`]: the lists'
 //! entries, below the particle count by the lists' construction, and the slices they
 //! index have a value for every particle (asserted once per pass). The hardware
-//! gather (`vgatherdps`) was slower on the machine of BENCHMARKS.md (Zen 5): 187
-//! against 150 ms a step of the 100k dam break, 1 thread, where the quads bring it to
-//! 108 ms; with one particle a lane, four hardware gathers a slot made the lambda pass
-//! 7.5-8.1 ms against 4.2.
+//! gather (`vgatherdps`) is not used: both for single values and for the quads (four
+//! gathers a slot) it is slower than the scalar loads and the in-register transpose.
 //!
 //! **The scalar path's bits.** A pass holds one particle a lane and walks the sixteen
 //! lists of a group together ([`crate::lists::Neighbourhood::for_each_slot`]), so every

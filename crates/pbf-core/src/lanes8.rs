@@ -3,13 +3,13 @@
 //! `wide`'s `f32x8` takes its instructions from the build's target features: a
 //! default x86-64 build (SSE2) runs it as two 128-bit halves, so every lane operation
 //! is two instructions, whatever the CPU. [`F32x8Avx`] is one AVX register, used on
-//! CPUs that have AVX but not AVX-512F (most of those without sixteen lanes: Intel's
-//! client cores, AMD's before Zen 4). It implements [`pbf_kernels::SimdF32`], so the
+//! CPUs that have AVX but not AVX-512F (most x86-64 desktop and laptop CPUs, and older
+//! server ones). It implements [`pbf_kernels::SimdF32`], so the
 //! kernels' lane formulas run on it unchanged, and the solver's [`Lane`], so every
 //! neighbour pass runs on it from the same generic source, with the bits of the scalar
 //! path (the same correctly rounded operations lane by lane, no fused multiply-add).
-//! On the host of BENCHMARKS.md ("Thirty-sixth session") its constraint phase takes
-//! 0.63-0.66 of the two-halves `f32x8`'s, its velocity phase 0.68-0.69.
+//! Its constraint and velocity phases take about two thirds of the two-halves
+//! `f32x8`'s time.
 //!
 //! **Safety.** The intrinsics need a CPU with AVX. This module is private to the
 //! crate, and values of [`F32x8Avx`] are only made inside [`Lane::run`], which checks

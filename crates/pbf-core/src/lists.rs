@@ -16,10 +16,10 @@
 //! Two sifters build the same lists, entry for entry (a property test holds them
 //! equal): a portable one, eight candidates at a time through `wide` and a table that
 //! packs the indices of the hits, and one for CPUs with AVX-512F, sixteen at a time with
-//! masked loads and `vpcompressd`, picked at run time (`unsafe` code kept because it
-//! builds the lists 2.2x faster at 100k particles; see BENCHMARKS.md). The latter sifts
+//! masked loads and `vpcompressd`, picked at run time (`unsafe` code, kept because it
+//! builds the lists about twice as fast as the portable sifter). The latter sifts
 //! up to four particles of a cell together, loading each candidate once for all of
-//! them: its time at 1M particles fell by a third (112-120 to 74 ms a build, 1 thread).
+//! them.
 //!
 //! Storage is blocked and by columns: a sifter writes the lists of [`BLOCK`]
 //! consecutive particles one after the other into the block's scratch ([`Rows`]),
@@ -35,8 +35,7 @@
 //! from the arrays' part past the base by the offsets themselves ([`Slot`]), so a
 //! narrow slot costs no more instructions than a wide one. Up to a few hundred
 //! thousand particles nearly every group is narrow (99.7% in the peers' tank at
-//! 97k), at a million three in four; the 1M dam break's step got about 8% faster,
-//! the tank's substep 3-6%, with the same bits.
+//! 97k), at a million three in four; the bits are the same either way.
 //!
 //! Below [`SORT_BELOW`] particles a group's sixteen lanes are not sixteen consecutive
 //! particles but the block's particles by descending list length
@@ -54,18 +53,12 @@ pub(crate) const BLOCK: usize = 256;
 
 /// The fewest particles for which a build marks the lines each block's passes first
 /// touch, and the passes prefetch them a block ahead
-/// ([`NeighbourLists::prefetch_next`]): their quads are then 1 MiB or more, more than
-/// the level-2 cache of a core of the machine of BENCHMARKS.md (AMD EPYC, Zen 4),
-/// behind which a pass's first touches wait on the shared level 3 or on memory. In
-/// the 3D dam break at 1M particles on 2 threads the prefetches made the constraint
-/// phase 7% and the velocity phase 9% faster, and the step 4% with the marking's cost
-/// (a single-threaded sweep of the grid's cells, 3-4 ms, beside the sifting). The
-/// threshold was 2^19 until the thirty-second session: on earlier, quieter hosts the
-/// passes at 97k and 300k gained 0-3% and the marking cost as much. On this host,
-/// alternating builds on 2 threads, the 97k dam break's step took 6-7% less time
-/// (medians of 9 runs each; 7 of the 9 pairs faster), the 300k one's constraint
-/// phase 3-16% less and the 2D dam break's step at 100k 8-13% less, with the same
-/// bits.
+/// ([`NeighbourLists::prefetch_next`]): their quads are then 1 MiB or more, as much
+/// as or more than a core's level-2 cache on common server CPUs, behind which a
+/// pass's first touches wait on the shared level 3 or on memory. The marking is a
+/// single-threaded sweep of the grid's cells beside the sifting; below this size it
+/// costs about what the prefetches save. Prefetching changes no result: the same
+/// bits with or without it.
 pub(crate) const PREFETCH_FROM: usize = 1 << 16;
 
 /// Asks the CPU to bring the cache line of `value` into its caches (x86-64; nothing
@@ -91,10 +84,9 @@ const SCRATCH_BLOCKS: usize = 16;
 /// `blocks`: as many as leave 64 chunks or more to share among the threads, at most
 /// [`SCRATCH_BLOCKS`]; it depends on the particle count only.
 ///
-/// Before, every block kept scratch of its own, which a build wrote once a step: at
-/// 1M particles 270 MB, whose lines the sifters' writes first fetched from memory.
-/// Shared, the 3D dam break at 1M particles peaks at 585 MB instead of 822 MB, and
-/// its neighbour search took 74-79 ms against 78-85 ms (alternating runs, 2 threads).
+/// Scratch of its own for every block would be written once a step and, at 1M
+/// particles, take 270 MB whose lines the sifters' writes first fetch from memory;
+/// shared, the scratch stays small and warm in the cache.
 fn scratch_blocks(blocks: usize) -> usize {
     (blocks / 64).clamp(1, SCRATCH_BLOCKS)
 }
@@ -1125,9 +1117,8 @@ fn candidates_with_room<'g, const D: usize>(
 /// ([`pack_run`]), which its particles then walk in whole blocks of eight, up to four
 /// particles against each block ([`sift_run`]): walking the ranges, each range's last
 /// block is partly empty (a cell holds about nine particles at h = 2 spacings), and
-/// the run is shared by all the cell's particles. Four at once made the AVX sifter's
-/// search 11-13% faster at 97k (BENCHMARKS.md, thirty-sixth session). The entries are
-/// the same, in the same order.
+/// the run is shared by all the cell's particles, and four at once load each block
+/// once for all four. The entries are the same, in the same order.
 ///
 /// Inlined into its callers, so that the AVX register's ([`Sifter::Avx`]) runs in
 /// a function compiled for AVX.
@@ -1967,11 +1958,9 @@ impl<const D: usize> Neighbourhood<'_, D> {
     /// Each slot's quads (the loads and their transpose into registers) are loaded
     /// before `f` runs for the slot ahead of it, so that they come early in the
     /// instruction stream: the kernels' square root and division of one slot then
-    /// wait beside the next slot's loads instead of before them. With the same
-    /// operations (the same bits), the constraint phase of the 97k dam break took
-    /// 2-3% less time on 2 threads than with each slot loaded in its own turn (two
-    /// solvers stepped alternately in one process; see BENCHMARKS.md). Two slots
-    /// ahead gained no more within the noise.
+    /// wait beside the next slot's loads instead of before them. The operations are
+    /// the same (the same bits); only their order in the instruction stream changes.
+    /// One slot ahead is enough: two slots ahead gain nothing more measurable.
     #[inline(always)]
     pub(crate) fn for_each_slot_ahead<L: Lane>(
         &self,

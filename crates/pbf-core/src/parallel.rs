@@ -190,9 +190,9 @@ pub(crate) fn per_chunk<T: Send + Default>(
 
 /// Every array's stretch `range`: a chunk's own part of per-particle inputs. A loop
 /// over a chunk that indexes these by its offset in the chunk keeps their pointers in
-/// registers; indexing the whole arrays by particle from inside the chunk closures, the
-/// loops loaded every slice's pointer and length again for each value (BENCHMARKS.md,
-/// thirty-ninth session).
+/// registers; a loop that indexes the whole arrays by particle from inside the chunk
+/// closures loads every slice's pointer and length again for each value, with a
+/// bounds check each.
 ///
 /// # Panics
 /// When `range` is not inside every array.

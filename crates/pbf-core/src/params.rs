@@ -130,8 +130,8 @@ pub enum Backend {
     /// Eight particles at a time, on every CPU: in one 256-bit AVX register where the
     /// CPU has AVX (checked at run time), else on `wide`'s `f32x8`, whose
     /// instructions the build's target features choose (two SSE2 registers in a
-    /// default x86-64 build, NEON on aarch64). On the host of BENCHMARKS.md the AVX
-    /// register's constraint phase takes 0.63-0.66 of the two SSE2 registers'.
+    /// default x86-64 build, NEON on aarch64). The AVX register's constraint phase
+    /// takes about two thirds of the two SSE2 registers' time.
     /// A checkpoint records only whether the backend is `Scalar`, so this one restores
     /// as `Lanes`, which continues with the same bits.
     Lanes8,

@@ -1,4 +1,5 @@
-//! The [`Solver`]: particles, boundaries and the step of DESIGN.md §2.
+//! The [`Solver`]: particles, boundaries and the step (Macklin & Müller 2013,
+//! Algorithm 1).
 
 use crate::boundary::{Boundary, WallTables};
 use crate::collide::{
@@ -108,10 +109,9 @@ pub(crate) fn skin_budget(n: usize) -> usize {
 /// The most particles, as a fraction `1 / FAST_FRACTION` of all and at most
 /// [`FAST_MOST`], whose pairs `Solver::repair_lists` checks one by one before it
 /// searches again instead: a check costs about ten times a particle's share of a
-/// search. Raised from 1/64 and 1024 with the adaptive skin: in the 97k dam break's
-/// splash more than 1024 particles may pass half the skin within a step, and mending
-/// up to 2048 (a few ms of a thread) costs less than the second search it spares
-/// (about 7.5 ms on two): 60 fewer searches over steps 36-582, the step 2-6% faster.
+/// search. With the adaptive skin, more than 1024 particles of the 97k dam break's
+/// splash may pass half the skin within a step, and mending up to 2048 (a few ms of a
+/// thread) costs less than the second search it spares.
 const FAST_FRACTION: usize = 32;
 
 /// See [`FAST_FRACTION`]: each moved particle's check queries the grid and the cells

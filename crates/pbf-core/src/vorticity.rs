@@ -17,9 +17,9 @@ use pbf_kernels::Kernel;
 /// `(m / rho_i) sum_j (|omega_j| - |omega_i|) gradW_ij`, without its positive factor
 /// `m / rho_i`, which `N` does not see: every neighbour's weight is the kernel's
 /// alone, so the magnitudes ride in the quads with the positions (one load a
-/// neighbour). The form with the neighbours' volumes `m / rho_j` (until the
-/// twenty-sixth session) gathered the magnitudes apart, sixteen scalar loads a slot;
-/// both vanish exactly for a uniform `|omega|`.
+/// neighbour). The form with the neighbours' volumes `m / rho_j` would gather the
+/// magnitudes apart, sixteen scalar loads a slot; both vanish exactly for a uniform
+/// `|omega|`.
 #[allow(clippy::too_many_arguments, unsafe_code)]
 pub(crate) fn confinement<L: Lane, const D: usize>(
     nb: &Neighbourhood<'_, D>,

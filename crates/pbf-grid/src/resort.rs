@@ -18,16 +18,15 @@ use crate::sort::{RadixSorter, SortItem};
 ///
 /// A quarter: in the splash of a 97k-particle dam break, whose lists are searched
 /// every step, 1/8 to 1/4 of the particles change cell between searches. With a limit
-/// of 1/8 they took the full sort, whose keys are then computed a second time: the
-/// key pass and the sort took 1.31-1.38 ms a search against 0.91 ms with the merge
-/// (2 threads, Zen 4, BENCHMARKS.md's twenty-fifth session).
+/// of 1/8 they would take the full sort, whose keys are then computed a second time,
+/// which costs about 1.5 times the key pass and merge.
 pub(crate) const MOVER_LIMIT: usize = 4;
 
 /// The re-sort's key pass runs in up to this many chunks a thread (none shorter than
 /// [`MIN_KEY_CHUNK`]): the chunks' stayers are merged part by part, so finer chunks
-/// also split the merge finer. With one chunk a thread, the 97k dam break's key pass
-/// took 0.55 ms a search on 1 thread and 0.40-0.59 ms on 2 (the threads seldom start
-/// it together); with eight, 0.34 ms on 2 (BENCHMARKS.md's twenty-ninth session).
+/// also split the merge finer. With one chunk a thread, a thread that starts late
+/// leaves the other waiting (the threads seldom start the pass together); with eight,
+/// the chunks even out the threads' shares.
 const KEY_CHUNKS_PER_THREAD: usize = 8;
 
 /// The shortest chunk of the re-sort's key pass (see [`KEY_CHUNKS_PER_THREAD`]).
