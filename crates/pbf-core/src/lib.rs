@@ -53,8 +53,15 @@
 //! # Ok::<(), pbf_core::CoreError>(())
 //! ```
 #![deny(missing_docs)]
-// `unsafe` is denied everywhere but in the AVX-512 sifter of the neighbour lists
-// (`lists::avx512`), where it is measured to matter: see that module.
+// `unsafe` is denied by default. The items that allow it, each with its SAFETY
+// comments, are: the modules `lanes16` (sixteen AVX-512 lanes) and `lanes8` (eight in
+// one AVX register), whose intrinsics need the CPU features checked at run time; the
+// `Lane` trait and its `gather` / `gather4` (unchecked loads of the neighbours'
+// values, and the scalar and `f32x8` implementations); in `lists`, the AVX-512 sifter
+// and transpose (`lists::avx512`), the prefetch hint, `Slot` and the walks that load
+// through it (`Neighbourhood::own`, `walk_slots`); the neighbour passes that gather
+// through lanes (`constraint`, `vorticity`, `viscosity`); and one SSE `maxss` in
+// `boundary`. Tests allow it where they call the unchecked gathers.
 #![deny(unsafe_code)]
 
 /// The README's example, compiled and run as a doc test.
