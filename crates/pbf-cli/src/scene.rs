@@ -564,6 +564,31 @@ impl Scene {
         self.file.run.as_ref().and_then(|r| r.every)
     }
 
+    /// Checks that the scene has fluid to simulate: at least one `[[block]]` (a block
+    /// always holds particles: pbf-core rejects one too small for the spacing) or one
+    /// `[[emitter]]`.
+    ///
+    /// # Errors
+    /// [`CliError::Scene`] saying what is missing.
+    ///
+    /// ```
+    /// let s = pbf_cli::Scene::parse("dimension = 2\n[solver]\nspacing = 0.1\n[domain]\nlo = [0, 0]\nhi = [1, 1]\n", "s.toml")?;
+    /// let msg = s.check_fluid().unwrap_err().to_string();
+    /// assert!(msg.contains("no [[block]]") && msg.contains("no [[emitter]]"), "{msg}");
+    /// assert!(pbf_cli::Scene::default_scene()?.check_fluid().is_ok());
+    /// # Ok::<(), pbf_cli::CliError>(())
+    /// ```
+    pub fn check_fluid(&self) -> Result<(), CliError> {
+        if self.file.blocks.is_empty() && self.file.emitters.is_empty() {
+            return Err(self.error_at(
+                &KeyPath::root(),
+                "the scene has no particles to simulate: it has no [[block]] of fluid and no \
+                 [[emitter]]; add one (`pbf init dam-break` writes a scene to start from)",
+            ));
+        }
+        Ok(())
+    }
+
     /// An error at the entry `path` names.
     pub(crate) fn error_at(&self, path: &KeyPath, message: impl Into<String>) -> CliError {
         let spans = Spans::new(&self.text);
