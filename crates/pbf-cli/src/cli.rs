@@ -65,7 +65,13 @@ pub struct ValidateArgs {
     #[arg(long, value_enum, value_delimiter = ',')]
     pub only: Vec<crate::validate::Part>,
     /// The directory of VALIDATION.md (plots go to its validation/ folder).
-    #[arg(long, short, default_value = "docs")]
+    #[arg(
+        long = "output",
+        short = 'o',
+        visible_alias = "out",
+        value_name = "DIR",
+        default_value = "docs"
+    )]
     pub out: PathBuf,
 }
 
@@ -76,13 +82,13 @@ pub struct SoakArgs {
     #[arg(long, default_value = "dam-break-2d")]
     pub scene: String,
     /// About this many particles.
-    #[arg(long, default_value_t = 1200, value_parser = clap::value_parser!(u64).range(8..=10_000_000))]
+    #[arg(long, default_value_t = 1200, value_parser = between(8u64, 10_000_000))]
     pub particles: u64,
     /// Steps to run.
     #[arg(long, default_value_t = 100_000)]
     pub steps: u64,
     /// Steps between checks (the last step is always checked).
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 1000, value_parser = at_least(1u64))]
     pub check_every: u64,
     /// Fail when the mean specific mechanical energy exceeds this factor times its
     /// reference (the smaller of the start's and the last check's).
@@ -95,7 +101,7 @@ pub struct SoakArgs {
     #[arg(long, default_value_t = 0.5)]
     pub max_density_error: f32,
     /// Worker threads (default: all cores).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    #[arg(long, value_parser = between(1u32, 4096))]
     pub threads: Option<u32>,
     /// Print nothing but errors.
     #[arg(long, short)]
@@ -114,16 +120,28 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<f64>,
     /// Output directory for frames and pictures.
-    #[arg(long, short, default_value = "pbf-out")]
+    #[arg(
+        long = "output",
+        short = 'o',
+        visible_alias = "out",
+        value_name = "DIR",
+        default_value = "pbf-out"
+    )]
     pub out: PathBuf,
-    /// Write a frame file every `--every` steps in this format (frame_00000.vtk, ...).
+    /// Delete the files an earlier run wrote in the output directory (frames,
+    /// frames.pvd, frames.EXT.series, pictures), then run; without it, a directory that
+    /// holds frames is an error.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Write a frame file every `--every` steps in this format (frame_00000.vtk, ...),
+    /// with frames.EXT.series (and frames.pvd for vtk) listing each frame's time.
     #[arg(long, value_enum)]
     pub format: Option<Format>,
     /// Steps between frames (default: the scene's [run] every, else 1).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_parser = at_least(1u64))]
     pub every: Option<u64>,
     /// Worker threads (default: all cores).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    #[arg(long, value_parser = between(1u32, 4096))]
     pub threads: Option<u32>,
     /// Print nothing but errors.
     #[arg(long, short)]
@@ -138,7 +156,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = Axis::Z)]
     pub axis: Axis,
     /// Picture width in pixels.
-    #[arg(long, default_value_t = 640, value_parser = clap::value_parser!(u32).range(16..=4096))]
+    #[arg(long, default_value_t = 640, value_parser = between(16u32, 4096))]
     pub width: u32,
 }
 
@@ -148,13 +166,13 @@ pub struct InitArgs {
     /// The built-in scene (see `pbf scenes`).
     pub name: String,
     /// About this many particles (default 8000 in 3D, 2000 in 2D).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(8..=100_000_000))]
+    #[arg(long, value_parser = between(8u64, 100_000_000))]
     pub particles: Option<u64>,
     /// The file to write (default NAME.toml).
-    #[arg(long, short)]
+    #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Overwrite the file if it exists.
-    #[arg(long)]
+    #[arg(long, visible_alias = "overwrite")]
     pub force: bool,
 }
 
@@ -162,11 +180,58 @@ pub struct InitArgs {
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// About this many particles.
-    #[arg(long, default_value_t = 50_000, value_parser = clap::value_parser!(u64).range(8..=100_000_000))]
+    #[arg(long, default_value_t = 50_000, value_parser = between(8u64, 100_000_000))]
     pub particles: u64,
     /// Timed steps per configuration.
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 20, value_parser = at_least(1u64))]
     pub steps: u64,
+}
+
+/// The value parser of a whole number of at least `min`: its errors say so in words
+/// (clap's own range parser prints the range as `1..18446744073709551615`).
+pub(crate) fn at_least<T: Whole>(
+    min: T,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static {
+    move |s| whole(s, min, None)
+}
+
+/// The value parser of a whole number in `min..=max`, with errors in words.
+pub(crate) fn between<T: Whole>(
+    min: T,
+    max: T,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static {
+    move |s| whole(s, min, Some(max))
+}
+
+/// The integer types of counted flags.
+pub(crate) trait Whole:
+    std::str::FromStr + PartialOrd + std::fmt::Display + Copy + Send + Sync + 'static
+{
+}
+impl Whole for u32 {}
+impl Whole for u64 {}
+
+fn whole<T: Whole>(s: &str, min: T, max: Option<T>) -> Result<T, String> {
+    let range = || match max {
+        Some(max) => format!("must be between {min} and {max}"),
+        None => format!("must be at least {min}"),
+    };
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let t = s.trim();
+    let Ok(n) = t.parse::<T>() else {
+        return Err(if digits(t.strip_prefix('-').unwrap_or("")) {
+            format!("{t} is negative: it {}", range())
+        } else if digits(t) {
+            format!("{t} is too large: it {}", range())
+        } else {
+            format!("`{s}` is not a whole number: it {}", range())
+        });
+    };
+    if n < min || max.is_some_and(|max| n > max) {
+        Err(range())
+    } else {
+        Ok(n)
+    }
 }
 
 fn parse_duration(s: &str) -> Result<f64, String> {
@@ -177,5 +242,36 @@ fn parse_duration(s: &str) -> Result<f64, String> {
         Ok(d)
     } else {
         Err(format!("`{s}` must be a finite number of seconds >= 0"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn range_errors_are_in_words() {
+        let every = at_least(1u64);
+        assert_eq!(every("0"), Err("must be at least 1".to_owned()));
+        assert_eq!(every("7"), Ok(7));
+        assert_eq!(
+            every("-2"),
+            Err("-2 is negative: it must be at least 1".to_owned())
+        );
+        assert_eq!(
+            every("lots"),
+            Err("`lots` is not a whole number: it must be at least 1".to_owned())
+        );
+        assert!(
+            every("99999999999999999999")
+                .unwrap_err()
+                .contains("too large")
+        );
+        let threads = between(1u32, 4096);
+        assert_eq!(
+            threads("4097"),
+            Err("must be between 1 and 4096".to_owned())
+        );
+        assert_eq!(threads("4096"), Ok(4096));
     }
 }

@@ -110,6 +110,20 @@ pub enum CliError {
         /// What failed, with the values.
         message: String,
     },
+    /// The output directory holds the frames of an earlier run, which the run would
+    /// mix with its own: nothing ran.
+    #[error(
+        "`{}` already holds frame files of an earlier run ({count} files, such as `{example}`): pass --overwrite to delete them and run, or choose another directory with --output",
+        dir.display()
+    )]
+    OutputExists {
+        /// The output directory.
+        dir: PathBuf,
+        /// One of the files (its name).
+        example: String,
+        /// How many files of frame series it holds.
+        count: usize,
+    },
     /// A file read back for checking does not have the expected content.
     #[error("`{path}` is not a valid {format} particle file: {message}")]
     Format {

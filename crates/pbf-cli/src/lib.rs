@@ -4,15 +4,15 @@
 //! ```text
 //! pbf                                  run the built-in 3D dam break, print a summary,
 //!                                      write pbf-out/last_frame.png
-//! pbf run [SCENE.toml] [--steps N | --duration SECONDS] [--out DIR]
-//!         [--format vtk|bgeo|ply|csv] [--every K] [--threads T] [--quiet]
+//! pbf run [SCENE.toml] [--steps N | --duration SECONDS] [-o|--output DIR] [--overwrite]
+//!         [--format vtk|bgeo|ply|csv] [--every K] [--threads T] [-q|--quiet]
 //!         [--render] [--gif] [--axis x|y|z] [--width PX]
 //! pbf scenes                           list the built-in scenes
-//! pbf init NAME [--particles N] [-o FILE] [--force]
+//! pbf init NAME [--particles N] [-o|--output FILE] [--force]
 //!                                      write a built-in scene as TOML
 //! pbf bench [--particles N] [--steps N]
 //! pbf validate [--quick] [--only stability,incompressibility,dam-break,conservation]
-//!         [--out DIR]                  run the validation suite, write DIR/VALIDATION.md
+//!         [-o|--output DIR]            run the validation suite, write DIR/VALIDATION.md
 //! pbf soak [--scene NAME] [--particles N] [--steps N] [--check-every K] [--threads T]
 //!                                      run a small scene for 100,000 steps, check
 //!                                      it every 1,000, exit 1 at the first failure
@@ -21,7 +21,13 @@
 //! - Scenes are TOML files ([`scene`] documents the schema). A malformed scene is
 //!   reported with file, line, column and field, and nothing runs.
 //! - Frames go to `DIR/frame_00000.EXT` every `K` steps (frame 0 is the initial
-//!   state): legacy binary VTK, classic BGEO, binary PLY or CSV ([`formats`]).
+//!   state): legacy binary VTK, classic BGEO, binary PLY or CSV ([`formats`]), each
+//!   particle with its id, velocity and density. `DIR/frames.EXT.series` (ParaView's
+//!   file series) and, for VTK, `DIR/frames.pvd` list each frame's simulated time and
+//!   are rewritten after every frame.
+//! - A directory that holds an earlier run's frames is an error naming it;
+//!   `--overwrite` deletes the files a run writes there (and no others), then runs.
+//!   `-o` is the output path in every subcommand (`--out` is an alias of `--output`).
 //! - `--render` writes `DIR/frame_00000.png` and so on, `--gif` `DIR/animation.gif`;
 //!   every run writes `DIR/last_frame.png`.
 //! - Progress goes to standard error: a bar on a terminal, plain lines otherwise.
@@ -49,9 +55,11 @@ pub mod formats;
 mod frame;
 #[doc(hidden)]
 pub mod fuzzing;
+mod output;
 mod progress;
 mod render;
 pub mod scene;
+mod series;
 mod simulate;
 mod soak;
 mod spans;
@@ -74,6 +82,7 @@ pub use frame::Frame;
 pub use progress::{Progress, ProgressMode};
 pub use render::{Axis, GifWriter, Renderer, save_png, speed_colour};
 pub use scene::{DEFAULT_SCENE, RunLength, Scene, SceneFile};
+pub use series::{PVD_FILE_NAME, series_file_name};
 pub use simulate::RunSummary;
 pub use soak::{SoakCheck, SoakOptions, SoakReport, soak};
 
@@ -195,6 +204,7 @@ fn run_scene(args: RunArgs, out: &mut dyn Write, no_arguments: bool) -> Result<O
             "dam break (built-in default)".to_owned(),
         ),
     };
+    scene.check_fluid()?;
     let solver = scene.build()?;
     let dt = simulate::time_step(&solver);
     let from_env = || -> Result<Option<u64>, CliError> {
@@ -230,6 +240,7 @@ fn run_scene(args: RunArgs, out: &mut dyn Write, no_arguments: bool) -> Result<O
         steps,
         every: args.every.or(scene.every()).unwrap_or(1).max(1),
         out_dir: args.out.clone(),
+        overwrite: args.overwrite,
         format: args.format,
         render: args.render,
         gif: args.gif,

@@ -508,12 +508,19 @@ impl Scene {
             Ok(f) => f,
             Err(e) => {
                 let spans = Spans::new(text);
-                let offset = e.span().map_or(0, |s| s.start);
-                let (line, column) = spans.line_column(offset);
-                let field = spans
-                    .path_at(offset)
-                    .filter(|p| !p.is_root())
-                    .map(|p| p.to_string());
+                let span = e.span().unwrap_or(0..0);
+                let (line, column) = spans.line_column(span.start);
+                // A missing field's error spans the table that lacks it: name the field
+                // in that table, not an entry that happens to start where it does.
+                let missing = e
+                    .message()
+                    .strip_prefix("missing field `")
+                    .and_then(|rest| rest.split('`').next());
+                let entry = match missing {
+                    Some(name) => spans.table_at(span).map(|table| table.key(name)),
+                    None => spans.path_at(span.start),
+                };
+                let field = entry.filter(|p| !p.is_root()).map(|p| p.to_string());
                 let message = e.message().trim().replace('\n', "; ");
                 return Err(SceneError {
                     path,
@@ -564,10 +571,53 @@ impl Scene {
         self.file.run.as_ref().and_then(|r| r.every)
     }
 
-    /// An error at the entry `path` names.
+    /// Checks that the scene has fluid to simulate: at least one `[[block]]` (a block
+    /// always holds particles: pbf-core rejects one too small for the spacing) or one
+    /// `[[emitter]]`.
+    ///
+    /// # Errors
+    /// [`CliError::Scene`] saying what is missing.
+    ///
+    /// ```
+    /// let s = pbf_cli::Scene::parse("dimension = 2\n[solver]\nspacing = 0.1\n[domain]\nlo = [0, 0]\nhi = [1, 1]\n", "s.toml")?;
+    /// let msg = s.check_fluid().unwrap_err().to_string();
+    /// assert!(msg.contains("no [[block]]") && msg.contains("no [[emitter]]"), "{msg}");
+    /// assert!(pbf_cli::Scene::default_scene()?.check_fluid().is_ok());
+    /// # Ok::<(), pbf_cli::CliError>(())
+    /// ```
+    pub fn check_fluid(&self) -> Result<(), CliError> {
+        if self.file.blocks.is_empty() && self.file.emitters.is_empty() {
+            return Err(self.error_at(
+                &KeyPath::root(),
+                "the scene has no particles to simulate: it has no [[block]] of fluid and no \
+                 [[emitter]]; add one (`pbf init dam-break` writes a scene to start from)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// An error at the entry `path` names (its key): for a key that conflicts with
+    /// another or does not belong where it is.
     pub(crate) fn error_at(&self, path: &KeyPath, message: impl Into<String>) -> CliError {
         let spans = Spans::new(&self.text);
-        let (line, column) = spans.line_column(spans.locate(path).start);
+        self.error_at_span(&spans, spans.locate(path), path, message)
+    }
+
+    /// An error about the value at `path`: positioned at the value (`-1` in
+    /// `radius = -1`), where the entry has one in the file.
+    pub(crate) fn error_at_value(&self, path: &KeyPath, message: impl Into<String>) -> CliError {
+        let spans = Spans::new(&self.text);
+        self.error_at_span(&spans, spans.locate_value(path), path, message)
+    }
+
+    fn error_at_span(
+        &self,
+        spans: &Spans<'_>,
+        span: std::ops::Range<usize>,
+        path: &KeyPath,
+        message: impl Into<String>,
+    ) -> CliError {
+        let (line, column) = spans.line_column(span.start);
         SceneError {
             path: self.path.clone(),
             line,
@@ -584,7 +634,7 @@ impl Scene {
         let f = &self.file;
         let root = KeyPath::root();
         if f.dimension != 2 && f.dimension != 3 {
-            return Err(self.error_at(
+            return Err(self.error_at_value(
                 &root.key("dimension"),
                 format!("must be 2 or 3, not {}", f.dimension),
             ));
@@ -594,7 +644,7 @@ impl Scene {
             if v.len() == d {
                 Ok(())
             } else {
-                Err(self.error_at(
+                Err(self.error_at_value(
                     &path,
                     format!("has {} entries, expected {d} (dimension = {d})", v.len()),
                 ))
@@ -682,13 +732,13 @@ impl Scene {
             if let Some(d) = run.duration
                 && !(d.is_finite() && d >= 0.0)
             {
-                return Err(self.error_at(
+                return Err(self.error_at_value(
                     &here.key("duration"),
                     format!("{d} is invalid: must be >= 0 and finite"),
                 ));
             }
             if run.every == Some(0) {
-                return Err(self.error_at(&here.key("every"), "must be at least 1"));
+                return Err(self.error_at_value(&here.key("every"), "must be at least 1"));
             }
         }
         Ok(())
@@ -952,7 +1002,7 @@ impl Scene {
             (_, Context::Domain) => (root.key("domain"), e.to_string()),
             (_, Context::Solver) => (solver, e.to_string()),
         };
-        self.error_at(&path, message)
+        self.error_at_value(&path, message)
     }
 }
 

@@ -10,8 +10,10 @@ use pbf_core::scenes::AnySolver;
 use crate::error::CliError;
 use crate::formats::{Format, frame_file_name};
 use crate::frame::Frame;
+use crate::output::{ANIMATION, LAST_FRAME};
 use crate::progress::{Progress, ProgressMode};
 use crate::render::{Axis, GifWriter, Renderer, save_png};
+use crate::series::SeriesWriter;
 
 /// What a run does.
 pub(crate) struct RunPlan {
@@ -21,6 +23,8 @@ pub(crate) struct RunPlan {
     pub steps: u64,
     pub every: u64,
     pub out_dir: PathBuf,
+    /// Delete an earlier run's files in `out_dir` instead of refusing to run.
+    pub overwrite: bool,
     /// Frame files, if asked for.
     pub format: Option<Format>,
     /// PNG frames.
@@ -69,6 +73,12 @@ pub struct RunSummary {
     pub threads: usize,
     /// Frame files written, in order.
     pub frames: Vec<PathBuf>,
+    /// The simulated time of each frame file, in seconds.
+    pub frame_times: Vec<f64>,
+    /// The `frames.EXT.series` file listing the frame files, if any were asked for.
+    pub series: Option<PathBuf>,
+    /// The `frames.pvd` collection of VTK frames.
+    pub collection: Option<PathBuf>,
     /// PNG frames written, in order.
     pub renders: Vec<PathBuf>,
     /// The animation, if written.
@@ -176,6 +186,7 @@ pub(crate) fn execute(plan: RunPlan) -> Result<RunSummary, CliError> {
         steps,
         every,
         out_dir,
+        overwrite,
         format,
         render,
         gif,
@@ -183,14 +194,16 @@ pub(crate) fn execute(plan: RunPlan) -> Result<RunSummary, CliError> {
         width,
         progress,
     } = plan;
+    crate::output::prepare(&out_dir, overwrite)?;
     std::fs::create_dir_all(&out_dir).map_err(|e| CliError::write(&out_dir, e))?;
+    let mut series = format.map(|f| SeriesWriter::new(&out_dir, f));
     let renderer = Renderer::new(&solver, axis, width);
     let dt = time_step(&solver);
     let mut gif_writer = if gif {
         let delay_ms = (f64::from(dt) * every as f64 * 1000.0)
             .round()
             .min(f64::from(u32::MAX)) as u32;
-        Some(GifWriter::create(&out_dir.join("animation.gif"), delay_ms)?)
+        Some(GifWriter::create(&out_dir.join(ANIMATION), delay_ms)?)
     } else {
         None
     };
@@ -208,9 +221,14 @@ pub(crate) fn execute(plan: RunPlan) -> Result<RunSummary, CliError> {
         max_density_error: 0.0,
         threads: rayon::current_num_threads(),
         frames: Vec::new(),
+        frame_times: Vec::new(),
+        series: series.as_ref().map(|s| s.series_path().to_owned()),
+        collection: series
+            .as_ref()
+            .and_then(|s| s.pvd_path().map(Path::to_path_buf)),
         renders: Vec::new(),
         gif: None,
-        picture: out_dir.join("last_frame.png"),
+        picture: out_dir.join(LAST_FRAME),
     };
     let mut outputs =
         |solver: &AnySolver, index: u64, frame: &mut Frame, summary: &mut RunSummary| {
@@ -218,10 +236,13 @@ pub(crate) fn execute(plan: RunPlan) -> Result<RunSummary, CliError> {
                 return Ok::<(), CliError>(());
             }
             frame.capture(solver);
-            if let Some(format) = format {
-                let path = out_dir.join(frame_file_name(index, format.extension()));
+            if let (Some(format), Some(series)) = (format, series.as_mut()) {
+                let name = frame_file_name(index, format.extension());
+                let path = out_dir.join(&name);
                 format.write(frame, &path)?;
+                series.push(name, solver.time())?;
                 summary.frames.push(path);
+                summary.frame_times.push(solver.time());
             }
             if render || gif_writer.is_some() {
                 let img = renderer.render(frame);
@@ -255,7 +276,7 @@ pub(crate) fn execute(plan: RunPlan) -> Result<RunSummary, CliError> {
     progress.finish();
     if let Some(g) = gif_writer {
         g.finish()?;
-        summary.gif = Some(out_dir.join("animation.gif"));
+        summary.gif = Some(out_dir.join(ANIMATION));
     }
     frame.capture(&solver);
     save_png(&renderer.render(&frame), &summary.picture)?;

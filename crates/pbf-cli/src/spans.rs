@@ -83,27 +83,48 @@ impl<'a> Spans<'a> {
     /// an array index. Where the path is not in the file (a missing field), the span of
     /// its nearest ancestor that is; the start of the file for the root.
     pub(crate) fn locate(&self, path: &KeyPath) -> Range<usize> {
+        self.walk(path).0
+    }
+
+    /// The span of the value `path` names, for an error about that value (`-1` in
+    /// `radius = -1`): the value itself when it is a number, string, boolean or array,
+    /// else what [`locate`](Self::locate) gives (a table's key, a missing field's
+    /// ancestor).
+    pub(crate) fn locate_value(&self, path: &KeyPath) -> Range<usize> {
+        match self.walk(path) {
+            (_, Some(value)) if !matches!(value.get_ref(), DeValue::Table(_)) => value.span(),
+            (span, _) => span,
+        }
+    }
+
+    /// The span [`locate`](Self::locate) gives, and the value at `path` when the whole
+    /// path is in the file.
+    fn walk(&self, path: &KeyPath) -> (Range<usize>, Option<&Spanned<DeValue<'a>>>) {
         let Some(root) = &self.root else {
-            return 0..0;
+            return (0..0, None);
         };
         let mut best = 0..0;
-        let mut table: Option<&DeTable<'_>> = Some(root.get_ref());
-        let mut value: Option<&Spanned<DeValue<'_>>> = None;
+        let mut table: Option<&DeTable<'a>> = Some(root.get_ref());
+        let mut value: Option<&Spanned<DeValue<'a>>> = None;
         for segment in &path.0 {
             match segment {
                 Segment::Key(k) => {
-                    let Some(t) = table else { break };
+                    let Some(t) = table else {
+                        return (best, None);
+                    };
                     let Some((key, v)) = t.iter().find(|(key, _)| key.get_ref() == k) else {
-                        break;
+                        return (best, None);
                     };
                     best = key.span();
                     value = Some(v);
                 }
                 Segment::Index(i) => {
                     let Some(DeValue::Array(a)) = value.map(|v| v.get_ref()) else {
-                        break;
+                        return (best, None);
                     };
-                    let Some(element) = a.get(*i) else { break };
+                    let Some(element) = a.get(*i) else {
+                        return (best, None);
+                    };
                     best = element.span();
                     value = Some(element);
                 }
@@ -113,7 +134,17 @@ impl<'a> Spans<'a> {
                 _ => None,
             };
         }
-        best
+        (best, value)
+    }
+
+    /// The key path of the table whose value has the span `span` (a `[table]` header
+    /// or an inline `{ ... }`): where the toml crate puts a missing field's error. The
+    /// root for a span at the start of the file that no table has.
+    pub(crate) fn table_at(&self, span: Range<usize>) -> Option<KeyPath> {
+        let root = self.root.as_ref()?;
+        let mut found = None;
+        find_table(root.get_ref(), &KeyPath::root(), &span, &mut found);
+        found.or_else(|| (span.start == 0).then(KeyPath::root))
     }
 
     /// The key path of the innermost entry whose key or value contains `offset`.
@@ -122,6 +153,39 @@ impl<'a> Spans<'a> {
         let mut found = None;
         search_table(root.get_ref(), &KeyPath::root(), offset, &mut found);
         found.map(|(path, _)| path)
+    }
+}
+
+fn find_table(
+    table: &DeTable<'_>,
+    path: &KeyPath,
+    span: &Range<usize>,
+    found: &mut Option<KeyPath>,
+) {
+    for (key, value) in table.iter() {
+        find_table_in(value, &path.key(key.get_ref()), span, found);
+    }
+}
+
+fn find_table_in(
+    value: &Spanned<DeValue<'_>>,
+    path: &KeyPath,
+    span: &Range<usize>,
+    found: &mut Option<KeyPath>,
+) {
+    match value.get_ref() {
+        DeValue::Table(t) => {
+            if value.span() == *span && found.is_none() {
+                *found = Some(path.clone());
+            }
+            find_table(t, path, span, found);
+        }
+        DeValue::Array(a) => {
+            for (i, element) in a.iter().enumerate() {
+                find_table_in(element, &path.index(i), span, found);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -221,6 +285,35 @@ mod tests {
         // A missing key falls back to its table.
         let missing = at(&second.key("center"));
         assert!(missing.0 >= 10 && missing.0 <= 12, "{missing:?}");
+    }
+
+    #[test]
+    fn values_are_located_at_the_value() {
+        let spans = Spans::new(DOC);
+        let at = |p: &KeyPath| spans.line_column(spans.locate_value(p).start);
+        let solver = KeyPath::root().key("solver");
+        assert_eq!(at(&solver.key("time_step")), (4, 13));
+        let second = KeyPath::root().key("collider").index(1);
+        assert_eq!(at(&second.key("radius")), (12, 10));
+        // A table and a missing key: as `locate`.
+        assert_eq!(spans.locate_value(&solver), spans.locate(&solver));
+        let missing = second.key("center");
+        assert_eq!(spans.locate_value(&missing), spans.locate(&missing));
+    }
+
+    #[test]
+    fn tables_are_found_where_their_value_starts() {
+        let doc = "a = 1\n[solver]\nx = { y = 2 }\n";
+        let spans = Spans::new(doc);
+        let span = |needle: &str| {
+            let start = doc.find(needle).expect("in doc");
+            start..start + needle.len()
+        };
+        let path = |span| spans.table_at(span).map(|p| p.to_string());
+        assert_eq!(path(span("[solver]")).as_deref(), Some("solver"));
+        assert_eq!(path(span("{ y = 2 }")).as_deref(), Some("solver.x"));
+        assert_eq!(path(0..0).as_deref(), Some(""));
+        assert_eq!(path(span("1")), None);
     }
 
     #[test]

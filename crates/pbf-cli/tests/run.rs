@@ -261,3 +261,209 @@ fn bench_reports_one_and_all_threads() {
         "{printed}"
     );
 }
+
+/// The names of the files in `dir`, sorted.
+fn listing(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_directory_with_frames_is_refused_unless_overwrite() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scene = dir.path().join("g.toml");
+    run(&["init", "glass-2d", "--particles", "200", "-o", arg(&scene)])
+        .0
+        .expect("init");
+    let out = dir.path().join("out");
+    let frames = |steps: &str, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            arg(&scene),
+            "--steps",
+            steps,
+            "--every",
+            "1",
+            "--format",
+            "csv",
+            "-o",
+            arg(&out),
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        run(&args).0
+    };
+    frames("3", &[]).expect("the first run");
+    std::fs::write(out.join("notes.txt"), "mine").expect("write");
+    let before = listing(&out);
+    assert!(before.contains(&"frame_00003.csv".to_owned()), "{before:?}");
+    let old_frame = std::fs::read(out.join("frame_00003.csv")).expect("frame");
+    // A second run refuses, names the directory and the flag, and touches nothing.
+    match frames("1", &[]) {
+        Err(e @ CliError::OutputExists { .. }) => {
+            let message = e.to_string();
+            assert!(
+                message.contains(&out.display().to_string()) && message.contains("--overwrite"),
+                "{message}"
+            );
+            assert_eq!(e.exit_code(), 1);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(listing(&out), before);
+    assert_eq!(
+        std::fs::read(out.join("frame_00003.csv")).expect("frame"),
+        old_frame
+    );
+    // Pictures of frames count too.
+    let pictures = dir.path().join("pictures");
+    run(&[
+        "run",
+        arg(&scene),
+        "--steps",
+        "1",
+        "--render",
+        "-o",
+        arg(&pictures),
+        "-q",
+    ])
+    .0
+    .expect("pictures");
+    assert!(matches!(
+        run(&[
+            "run",
+            arg(&scene),
+            "--steps",
+            "1",
+            "-o",
+            arg(&pictures),
+            "-q"
+        ])
+        .0,
+        Err(CliError::OutputExists { .. })
+    ));
+    // --overwrite deletes the old run's files (frame 3 is not written again), keeps
+    // the rest, and runs.
+    let summary = frames("1", &["--overwrite"])
+        .expect("overwrite runs")
+        .summary()
+        .expect("ran")
+        .clone();
+    assert_eq!(summary.frames.len(), 2);
+    assert_eq!(
+        listing(&out),
+        [
+            "frame_00000.csv",
+            "frame_00001.csv",
+            "frames.csv.series",
+            "last_frame.png",
+            "notes.txt"
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).expect("kept"),
+        "mine"
+    );
+    // A directory with only the last picture (every run writes one) runs as it is.
+    let (result, _) = run(&[
+        "run",
+        arg(&scene),
+        "--steps",
+        "1",
+        "-o",
+        arg(&pictures),
+        "-q",
+        "--overwrite",
+    ]);
+    result.expect("overwrite");
+    assert_eq!(listing(&pictures), ["last_frame.png"]);
+    run(&[
+        "run",
+        arg(&scene),
+        "--steps",
+        "1",
+        "-o",
+        arg(&pictures),
+        "-q",
+    ])
+    .0
+    .expect("a lone last_frame.png is replaced");
+}
+
+/// The message of a usage error, as the binary prints it.
+fn usage_message(args: &[&str]) -> String {
+    match run(args).0 {
+        Err(CliError::Usage(e)) => e.to_string(),
+        other => panic!("{args:?}: {other:?}"),
+    }
+}
+
+#[test]
+fn range_errors_are_in_words() {
+    let message = usage_message(&["run", "--every", "0"]);
+    assert!(message.contains("--every"), "{message}");
+    assert!(message.contains("must be at least 1"), "{message}");
+    assert!(!message.contains("18446744073709551615"), "{message}");
+    let message = usage_message(&["run", "--threads", "0"]);
+    assert!(message.contains("must be between 1 and 4096"), "{message}");
+    let message = usage_message(&["run", "--width", "9"]);
+    assert!(message.contains("must be between 16 and 4096"), "{message}");
+    let message = usage_message(&["soak", "--check-every", "0"]);
+    assert!(message.contains("must be at least 1"), "{message}");
+    let message = usage_message(&["init", "glass", "--particles", "lots"]);
+    assert!(
+        message.contains("`lots` is not a whole number"),
+        "{message}"
+    );
+}
+
+/// `-x, --long` pairs of a subcommand's help.
+fn short_flags(subcommand: &str) -> Vec<(char, String)> {
+    let (result, help) = run(&[subcommand, "--help"]);
+    assert!(matches!(result, Ok(Outcome::Help)));
+    help.lines()
+        .filter_map(|line| {
+            let line = line.trim_start();
+            let rest = line.strip_prefix('-')?;
+            let mut chars = rest.chars();
+            let short = chars.next()?;
+            let long = chars.as_str().strip_prefix(", --")?;
+            let long = long.split([' ', '<']).next()?.to_owned();
+            Some((short, long))
+        })
+        .collect()
+}
+
+#[test]
+fn each_short_flag_has_one_meaning_in_every_subcommand() {
+    let mut meanings: std::collections::BTreeMap<char, Vec<(String, &str)>> = Default::default();
+    for subcommand in ["run", "init", "bench", "validate", "soak"] {
+        for (short, long) in short_flags(subcommand) {
+            meanings.entry(short).or_default().push((long, subcommand));
+        }
+    }
+    for (short, uses) in &meanings {
+        assert!(
+            uses.iter().all(|(long, _)| *long == uses[0].0),
+            "-{short} means different flags: {uses:?}"
+        );
+    }
+    let o = &meanings[&'o'];
+    assert!(o.iter().all(|(long, _)| long == "output"), "{o:?}");
+    let where_o: Vec<&str> = o.iter().map(|(_, s)| *s).collect();
+    assert_eq!(where_o, ["run", "init", "validate"]);
+    assert!(meanings[&'q'].iter().all(|(long, _)| long == "quiet"));
+    // `-o` is the output of `run` as it is of `init`; `--out` still works.
+    let dir = tempfile::tempdir().expect("temp dir");
+    for flag in ["-o", "--output", "--out"] {
+        let out = dir.path().join(flag.trim_start_matches('-'));
+        run(&["run", "--steps", "1", flag, arg(&out), "-q"])
+            .0
+            .expect("runs");
+        assert!(out.join("last_frame.png").exists(), "{flag}");
+    }
+}

@@ -147,6 +147,12 @@ fn position(text: &str, needle: &str) -> (usize, usize) {
     )
 }
 
+/// 1-based line and column of the value in the first `key = value` of `text`.
+fn value_position(text: &str, key: &str, value: &str) -> (usize, usize) {
+    let (line, column) = position(text, &format!("{key} = {value}"));
+    (line, column + key.chars().count() + 3)
+}
+
 #[test]
 fn the_good_scene_runs() {
     let scene = Scene::parse(GOOD, "good.toml").expect("parses");
@@ -179,7 +185,7 @@ fn an_unknown_field_is_named_with_its_position() {
 fn a_negative_radius_is_named_with_its_position() {
     let text = GOOD.replace("radius = 0.1", "radius = -0.1");
     let e = scene_error(&text);
-    assert_eq!((e.line, e.column), position(&text, "radius = -0.1"));
+    assert_eq!((e.line, e.column), value_position(&text, "radius", "-0.1"));
     assert_eq!(e.field.as_deref(), Some("collider[0].radius"));
     assert!(
         e.message.contains("-0.1") && e.message.contains("must be > 0"),
@@ -200,6 +206,92 @@ fn a_missing_field_is_named() {
     let text = GOOD.replace("spacing = 0.1\n", "");
     let e = scene_error(&text);
     assert!(e.message.contains("missing field `spacing`"), "{e}");
+    assert_eq!(e.field.as_deref(), Some("solver.spacing"), "{e}");
+    assert_eq!((e.line, e.column), position(&text, "[solver]"), "{e}");
+    // A missing table of the document is named as itself, not as the first key.
+    let text = GOOD.replace("[domain]\nlo = [0.0, 0.0, 0.0]\nhi = [1.0, 1.0, 1.0]\n", "");
+    let e = scene_error(&text);
+    assert!(e.message.contains("missing field `domain`"), "{e}");
+    assert_eq!(e.field.as_deref(), Some("domain"), "{e}");
+}
+
+/// Errors point at the column of what is wrong, wherever it is on its line: the
+/// toml crate's span for syntax and type errors, the value's span for a value the
+/// scene rejects.
+#[test]
+fn toml_errors_report_the_real_column() {
+    // A syntax error: the second `=`.
+    let text = GOOD.replace("time_step = 0.01", "time_step = = 0.01");
+    let e = scene_error(&text);
+    assert_eq!(
+        (e.line, e.column),
+        value_position(&text, "time_step", "= 0.01")
+    );
+    // A type error in an indented entry, and one inside an array.
+    let text = GOOD.replace("spacing = 0.1", "    spacing = \"fine\"");
+    let e = scene_error(&text);
+    assert_eq!(
+        (e.line, e.column),
+        value_position(&text, "spacing", "\"fine\"")
+    );
+    assert_eq!(e.column, 15, "{e}");
+    let text = GOOD.replace("lo = [0.0, 0.0, 0.0]", "lo = [0.0, true, 0.0]");
+    let e = scene_error(&text);
+    assert_eq!((e.line, e.column), position(&text, "true"), "{e}");
+    // Values the scene rejects: at the value, not at the start of the line.
+    let text = GOOD.replace("radius = 0.1", "  radius   =   -1");
+    let e = scene_error(&text);
+    assert_eq!(e.field.as_deref(), Some("collider[0].radius"), "{e}");
+    assert_eq!((e.line, e.column), position(&text, "-1"), "{e}");
+    assert_eq!(e.column, 16, "{e}");
+    assert!(
+        e.to_string().contains(&format!(
+            ":{}:16: `collider[0].radius`: -1 is invalid",
+            e.line
+        )),
+        "{e}"
+    );
+    let text = GOOD.replace("hi = [1.0, 1.0, 1.0]", "hi = [1.0, 1.0]");
+    let e = scene_error(&text);
+    assert_eq!((e.line, e.column), position(&text, "[1.0, 1.0]"), "{e}");
+    let text = GOOD.replace("steps = 2", "every = 0");
+    let e = scene_error(&text);
+    assert_eq!(
+        (e.line, e.column),
+        value_position(&text, "every", "0"),
+        "{e}"
+    );
+    // Conflicting keys: at the key.
+    let text = GOOD.replace("steps = 2", "steps = 2\nduration = 1.0");
+    let e = scene_error(&text);
+    assert_eq!((e.line, e.column), position(&text, "duration"), "{e}");
+}
+
+#[test]
+fn a_scene_without_particles_is_an_error_naming_what_is_missing() {
+    let text = GOOD.replace(
+        "[[block]]\nlo = [0.0, 0.5, 0.0]\nhi = [0.4, 0.9, 0.4]\n",
+        "",
+    );
+    assert!(!text.contains("[[block]]"));
+    let e = scene_error(&text);
+    assert!(
+        e.message.contains("no particles")
+            && e.message.contains("no [[block]]")
+            && e.message.contains("no [[emitter]]"),
+        "{e}"
+    );
+    // An emitter alone is fluid to come: the scene runs.
+    let text = text.replace(
+        "[run]",
+        "[[emitter]]\norigin = [0.5, 0.8, 0.5]\ndirection = [0.0, -1.0, 0.0]\nspeed = 1.0\nradius = 0.2\nstop = 1.0\n\n[run]",
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("emitter.toml");
+    std::fs::write(&path, &text).expect("write");
+    let out = dir.path().join("out");
+    let (result, _) = run(&["run", arg(&path), "-o", arg(&out), "--quiet"]);
+    assert_eq!(result.expect("runs").summary().expect("ran").steps, 2);
 }
 
 #[test]
@@ -216,7 +308,10 @@ fn solver_parameters_are_mapped_back_to_their_keys() {
     let text = GOOD.replace("time_step = 0.01", "time_step = -0.01");
     let e = scene_error(&text);
     assert_eq!(e.field.as_deref(), Some("solver.time_step"));
-    assert_eq!((e.line, e.column), position(&text, "time_step"));
+    assert_eq!(
+        (e.line, e.column),
+        value_position(&text, "time_step", "-0.01")
+    );
     let text = GOOD.replace(
         "time_step = 0.01",
         "adaptive = { max_density_error_percent = 1.0, min = 5, max = 2 }",
@@ -261,12 +356,16 @@ fn relaxation_takes_auto_or_a_number_and_bad_values_are_positioned() {
         assert_eq!(e.line, position(&text, "relaxation").0, "{e}");
         assert!(e.message.contains("\"auto\" or a number in (0, 1]"), "{e}");
     }
-    // Out of range: pbf-core's error, mapped back to the key.
+    // Out of range: pbf-core's error, mapped back to the key, at the value.
     for bad in ["1.5", "0", "-0.3", "nan", "inf"] {
         let text = with(bad);
         let e = scene_error(&text);
         assert_eq!(e.field.as_deref(), Some("solver.relaxation"), "{e}");
-        assert_eq!((e.line, e.column), position(&text, "relaxation"), "{e}");
+        assert_eq!(
+            (e.line, e.column),
+            value_position(&text, "relaxation", bad),
+            "{e}"
+        );
         assert!(e.message.contains("must be in (0, 1]"), "{e}");
     }
 }
@@ -319,7 +418,11 @@ fn the_xsph_period_takes_step_or_seconds_and_survives_the_toml_writer() {
         let text = with(bad);
         let e = scene_error(&text);
         assert_eq!(e.field.as_deref(), Some("solver.xsph_period"), "{e}");
-        assert_eq!((e.line, e.column), position(&text, "xsph_period"), "{e}");
+        assert_eq!(
+            (e.line, e.column),
+            value_position(&text, "xsph_period", bad),
+            "{e}"
+        );
         assert!(e.message.contains("must be > 0 and finite"), "{e}");
     }
 }
@@ -342,7 +445,11 @@ fn chebyshev_acceleration_is_a_key_and_its_conflicts_are_positioned() {
     );
     let e = scene_error(&text);
     assert_eq!(e.field.as_deref(), Some("solver.acceleration"), "{e}");
-    assert_eq!((e.line, e.column), position(&text, "acceleration"), "{e}");
+    assert_eq!(
+        (e.line, e.column),
+        value_position(&text, "acceleration", "\"chebyshev\""),
+        "{e}"
+    );
     assert!(e.message.contains("Iterations::Fixed"), "{e}");
     let mut file = pbf_cli::builtin_scene("glass", PARTICLES, 0.0, 1).expect("builtin");
     assert_eq!(
@@ -408,7 +515,7 @@ fn a_block_outside_the_domain_is_named() {
 
 #[test]
 fn emitter_errors_are_named() {
-    let emitter = "\n[[emitter]]\norigin = [0.5, 0.8, 0.5]\ndirection = [0.0, -1.0, 0.0]\nspeed = 1.0\nradius = 0.1\nstop = 1.0\n";
+    let emitter = "\n[[emitter]]\norigin = [0.5, 0.8, 0.5]\ndirection = [0.0, -1.0, 0.0]\nspeed = 1.0\nradius = 0.2\nstop = 1.0\n";
     let good = GOOD.replace("\n[run]", &format!("{emitter}\n[run]"));
     assert!(
         Scene::parse(&good, "e.toml")

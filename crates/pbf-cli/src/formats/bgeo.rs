@@ -3,21 +3,23 @@
 //! module does, uncompressed, in the layout that partio (Disney's particle I/O
 //! library) and splashsurf read and write.
 //!
-//! Every number is big endian.
+//! Every number is big endian. The velocity attribute is named `velocity`, as
+//! SPlisHSPlasH and splashsurf name it (Houdini's own name is `v`: an Attribute Rename
+//! node maps one to the other).
 //!
 //! | part | content |
 //! |---|---|
 //! | magic | the bytes `Bgeo`, then the byte `V` |
-//! | header | `i32` version = 5, then `i32` counts: points, primitives (0), point groups (0), primitive groups (0), point attributes (2), vertex attributes (0), primitive attributes (0), detail attributes (0) |
+//! | header | `i32` version = 5, then `i32` counts: points, primitives (0), point groups (0), primitive groups (0), point attributes (3), vertex attributes (0), primitive attributes (0), detail attributes (0) |
 //! | point attribute definitions | per attribute: `u16` name length, the name (no terminator), `u16` component count, `i32` type (0 float, 1 int, 5 vector), one 4-byte default per component |
-//! | points | per point: `P` as four `f32` (x, y, z, w = 1), then each attribute's components: `v` (3 floats, type vector), `density` (1 float) |
+//! | points | per point: `P` as four `f32` (x, y, z, w = 1), then each attribute's components: `id` (1 `i32`, type int), `velocity` (3 floats, type vector), `density` (1 float) |
 //! | primitives, detail | none (the counts are 0) |
 //! | end | the bytes `0x00 0xff` |
 
 use std::io::Write as _;
 use std::path::Path;
 
-use super::{format_error, read_error};
+use super::{format_error, id_from_i32, id32, read_error};
 use crate::error::CliError;
 use crate::frame::Frame;
 
@@ -26,6 +28,13 @@ const VERSION: i32 = 5;
 const TYPE_FLOAT: i32 = 0;
 const TYPE_INT: i32 = 1;
 const TYPE_VECTOR: i32 = 5;
+
+/// The point attributes written: name, component count, type.
+const ATTRIBUTES: [(&str, u16, i32); 3] = [
+    ("id", 1, TYPE_INT),
+    ("velocity", 3, TYPE_VECTOR),
+    ("density", 1, TYPE_FLOAT),
+];
 
 /// Writes `frame` as classic uncompressed BGEO.
 ///
@@ -46,22 +55,27 @@ pub fn write(frame: &Frame, path: &Path) -> Result<(), CliError> {
     let mut b = Vec::with_capacity(64 + frame.len() * 32);
     b.extend_from_slice(MAGIC);
     b.push(b'V');
-    for count in [VERSION, n, 0, 0, 0, 2, 0, 0, 0] {
+    for count in [VERSION, n, 0, 0, 0, ATTRIBUTES.len() as i32, 0, 0, 0] {
         b.extend_from_slice(&count.to_be_bytes());
     }
-    for (name, size, kind) in [("v", 3u16, TYPE_VECTOR), ("density", 1, TYPE_FLOAT)] {
+    for (name, size, kind) in ATTRIBUTES {
         b.extend_from_slice(&(name.len() as u16).to_be_bytes());
         b.extend_from_slice(name.as_bytes());
         b.extend_from_slice(&size.to_be_bytes());
         b.extend_from_slice(&kind.to_be_bytes());
+        // The default: zero, whose bytes are the same for an int and a float.
         for _ in 0..size {
-            b.extend_from_slice(&0f32.to_be_bytes());
+            b.extend_from_slice(&0i32.to_be_bytes());
         }
     }
     for i in 0..frame.len() {
         let [x, y, z] = frame.positions[i];
         let [vx, vy, vz] = frame.velocities[i];
-        for value in [x, y, z, 1.0, vx, vy, vz, frame.densities[i]] {
+        for value in [x, y, z, 1.0] {
+            b.extend_from_slice(&value.to_be_bytes());
+        }
+        b.extend_from_slice(&id32(frame, i, path)?.to_be_bytes());
+        for value in [vx, vy, vz, frame.densities[i]] {
             b.extend_from_slice(&value.to_be_bytes());
         }
     }
@@ -93,8 +107,8 @@ impl Cursor<'_> {
     }
 }
 
-/// Reads a classic BGEO file of points: positions and the `v` and `density` point
-/// attributes (other float, int and vector attributes are skipped).
+/// Reads a classic BGEO file of points: positions and the `id`, `velocity` and
+/// `density` point attributes (other float, int and vector attributes are skipped).
 ///
 /// # Errors
 /// [`CliError::Read`] or [`CliError::Format`].
@@ -163,26 +177,38 @@ pub fn read(path: &Path) -> Result<Frame, CliError> {
             .find(|(name, _, s, kind)| name == wanted && *s == size && *kind != TYPE_INT)
             .map(|(_, offset, _, _)| *offset)
     };
-    let velocity = find("v", 3);
+    let velocity = find("velocity", 3);
     let density = find("density", 1);
+    let id = layout
+        .iter()
+        .find(|(name, _, s, kind)| name == "id" && *s == 1 && *kind == TYPE_INT)
+        .map(|(_, offset, _, _)| *offset);
     let mut frame = Frame::default();
-    let mut record = vec![0f32; width];
+    // Each component as its 4 raw bytes: floats and ints alike.
+    let mut record = vec![[0u8; 4]; width];
+    let float = |bytes: [u8; 4]| f32::from_be_bytes(bytes);
     for _ in 0..n {
         let p = [c.f32(), c.f32(), c.f32(), c.f32()];
         let [Some(x), Some(y), Some(z), Some(_w)] = p else {
             return Err(truncated());
         };
         for r in &mut record {
-            *r = c.f32().ok_or_else(truncated)?;
+            let bytes = c.take(4).ok_or_else(truncated)?;
+            r.copy_from_slice(bytes);
         }
         frame.positions.push([x, y, z]);
         if let Some(o) = velocity {
             frame
                 .velocities
-                .push([record[o], record[o + 1], record[o + 2]]);
+                .push([float(record[o]), float(record[o + 1]), float(record[o + 2])]);
         }
         if let Some(o) = density {
-            frame.densities.push(record[o]);
+            frame.densities.push(float(record[o]));
+        }
+        if let Some(o) = id {
+            frame
+                .ids
+                .push(id_from_i32(path, "BGEO", i32::from_be_bytes(record[o]))?);
         }
     }
     if c.take(2) != Some([0x00, 0xff].as_slice()) {
@@ -203,13 +229,16 @@ mod tests {
         write(&frame, &path).expect("write");
         let b = std::fs::read(&path).expect("read");
         let header = 5 + 9 * 4;
-        let defs = (2 + 1 + 2 + 4 + 3 * 4) + (2 + 7 + 2 + 4 + 4);
-        assert_eq!(b.len(), header + defs + 2 * 8 * 4 + 2);
+        let defs = (2 + 2 + 2 + 4 + 4) + (2 + 8 + 2 + 4 + 3 * 4) + (2 + 7 + 2 + 4 + 4);
+        assert_eq!(b.len(), header + defs + 2 * 9 * 4 + 2);
         assert_eq!(&b[5..9], &5i32.to_be_bytes());
         assert_eq!(&b[9..13], &2i32.to_be_bytes());
+        assert_eq!(&b[25..29], &3i32.to_be_bytes());
         let p = header + defs;
         assert_eq!(&b[p..p + 4], &frame.positions[0][0].to_be_bytes());
         assert_eq!(&b[p + 12..p + 16], &1f32.to_be_bytes());
+        assert_eq!(&b[p + 16..p + 20], &(frame.ids[0] as i32).to_be_bytes());
+        assert_eq!(&b[p + 20..p + 24], &frame.velocities[0][0].to_be_bytes());
         assert_eq!(&b[b.len() - 2..], &[0x00, 0xff]);
     }
 

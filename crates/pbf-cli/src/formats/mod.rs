@@ -4,10 +4,15 @@
 //!
 //! | format | crate | layout |
 //! |---|---|---|
-//! | `vtk` | vtkio | legacy VTK 4.2, binary (big endian), POLYDATA with one VERTEX cell per particle, point data `velocity` (VECTORS float) and `density` (SCALARS float): ParaView and splashsurf read it |
-//! | `bgeo` | (none exists; by hand) | Houdini's classic uncompressed binary geometry, see [`bgeo`] |
-//! | `ply` | ply-rs-bw | binary little endian, element `vertex` with float `x y z vx vy vz density`: Blender and MeshLab read it |
+//! | `vtk` | vtkio | legacy VTK 4.2, binary (big endian), UNSTRUCTURED_GRID with one VTK_VERTEX cell per particle, point data `id` (SCALARS int), `velocity` (VECTORS float) and `density` (SCALARS float): ParaView, meshio and splashsurf read it |
+//! | `bgeo` | (none exists; by hand) | Houdini's classic uncompressed binary geometry with point attributes `id` (int), `velocity` (vector) and `density` (float), see [`bgeo`] |
+//! | `ply` | ply-rs-bw | binary little endian, element `vertex` with `float x y z vx vy vz density` and `int id`: Blender and MeshLab read it |
 //! | `csv` | (std) | header `id,x,y,z,vx,vy,vz,density`, shortest round-trip decimals |
+//!
+//! Every format carries the particle's stable id (the solver's [`ids`](pbf_core::Solver::ids)),
+//! its velocity and its density; 2D scenes are written with z = 0. The binary formats
+//! store ids as 32-bit signed integers, the widest integer every reader of them takes;
+//! a frame with a larger id is a write error, not a wrapped id.
 
 pub mod bgeo;
 pub mod csv;
@@ -91,7 +96,8 @@ impl Format {
         }
     }
 
-    /// Reads a frame written by [`write()`](Self::write).
+    /// Reads a frame written by [`write()`](Self::write): positions, velocities,
+    /// densities and ids.
     ///
     /// # Errors
     /// [`CliError::Read`] when the file cannot be read, [`CliError::Format`] when its
@@ -117,6 +123,23 @@ impl Format {
 /// ```
 pub fn frame_file_name(index: u64, extension: &str) -> String {
     format!("frame_{index:05}.{extension}")
+}
+
+/// The id of particle `i` as the binary formats store it: the frame's id, or the index
+/// for a frame without ids.
+pub(crate) fn id32(frame: &Frame, i: usize, path: &Path) -> Result<i32, CliError> {
+    let id = frame.ids.get(i).copied().unwrap_or(i as u64);
+    i32::try_from(id).map_err(|_| {
+        CliError::write(
+            path,
+            format!("particle id {id} does not fit the format's 32-bit integer"),
+        )
+    })
+}
+
+/// An id read back from a 32-bit integer field.
+pub(crate) fn id_from_i32(path: &Path, format: &'static str, id: i32) -> Result<u64, CliError> {
+    u64::try_from(id).map_err(|_| format_error(path, format, format!("negative particle id {id}")))
 }
 
 pub(crate) fn read_error(path: &Path, source: std::io::Error) -> CliError {
@@ -171,9 +194,7 @@ pub(crate) mod tests {
                 assert_eq!(back.positions, frame.positions, "{format:?} n={n}");
                 assert_eq!(back.velocities, frame.velocities, "{format:?} n={n}");
                 assert_eq!(back.densities, frame.densities, "{format:?} n={n}");
-                if format == Format::Csv {
-                    assert_eq!(back.ids, frame.ids);
-                }
+                assert_eq!(back.ids, frame.ids, "{format:?} n={n}");
             }
         }
     }

@@ -1,6 +1,7 @@
 //! PLY through the `ply-rs-bw` crate (the maintained fork of ply-rs): binary little
-//! endian, one element `vertex` with float properties `x y z vx vy vz density`.
-//! Blender and MeshLab import the points; the other properties travel along.
+//! endian, one element `vertex` with float properties `x y z vx vy vz density` and the
+//! int property `id`. Blender and MeshLab import the points; the other properties
+//! travel along for tools that read them.
 
 use std::io::{BufReader, BufWriter, Write as _};
 use std::path::Path;
@@ -12,15 +13,18 @@ use ply_rs_bw::ply::{
 };
 use ply_rs_bw::writer::Writer;
 
-use super::{format_error, read_error};
+use super::{format_error, id_from_i32, id32, read_error};
 use crate::error::CliError;
 use crate::frame::Frame;
 
 const PROPERTIES: [&str; 7] = ["x", "y", "z", "vx", "vy", "vz", "density"];
 
-/// One particle as a PLY vertex: the properties in [`PROPERTIES`] order.
+/// The integer property: the particle's stable id.
+const ID: &str = "id";
+
+/// One particle as a PLY vertex: the float properties in [`PROPERTIES`] order, and the id.
 #[derive(Debug, Clone, Copy, Default)]
-struct Vertex([f32; 7]);
+struct Vertex([f32; 7], i32);
 
 impl PropertyAccess for Vertex {
     fn new() -> Self {
@@ -34,6 +38,17 @@ impl PropertyAccess for Vertex {
             }
             None => PropertyAccessResult::Ignored,
         }
+    }
+    fn set_int(&mut self, name: &str, value: i32) -> PropertyAccessResult {
+        if name == ID {
+            self.1 = value;
+            PropertyAccessResult::Set
+        } else {
+            PropertyAccessResult::Ignored
+        }
+    }
+    fn get_int(&self, name: &str) -> Option<i32> {
+        (name == ID).then_some(self.1)
     }
     fn get_float(&self, name: &str) -> Option<f32> {
         PROPERTIES
@@ -67,15 +82,22 @@ pub fn write(frame: &Frame, path: &Path) -> Result<(), CliError> {
             PropertyType::Scalar(ScalarType::Float),
         ));
     }
+    element.properties.add(PropertyDef::new(
+        ID.into(),
+        PropertyType::Scalar(ScalarType::Int),
+    ));
     element.count = frame.len();
     header.elements.add(element.clone());
-    let vertices: Vec<Vertex> = (0..frame.len())
+    let vertices = (0..frame.len())
         .map(|i| {
             let [x, y, z] = frame.positions[i];
             let [vx, vy, vz] = frame.velocities[i];
-            Vertex([x, y, z, vx, vy, vz, frame.densities[i]])
+            Ok(Vertex(
+                [x, y, z, vx, vy, vz, frame.densities[i]],
+                id32(frame, i, path)?,
+            ))
         })
-        .collect();
+        .collect::<Result<Vec<Vertex>, CliError>>()?;
     let file = std::fs::File::create(path).map_err(|e| CliError::write(path, e))?;
     let mut out = BufWriter::new(file);
     let writer = Writer::<Vertex>::new();
@@ -109,7 +131,7 @@ pub fn read(path: &Path) -> Result<Frame, CliError> {
     let Some(element) = header.elements.get("vertex") else {
         return Err(bad("no `vertex` element".into()));
     };
-    for p in PROPERTIES {
+    for p in PROPERTIES.into_iter().chain([ID]) {
         if !element.properties.contains_key(p) {
             return Err(bad(format!("the vertex element has no `{p}` property")));
         }
@@ -118,10 +140,11 @@ pub fn read(path: &Path) -> Result<Frame, CliError> {
         .read_payload_for_element(&mut reader, element, &header)
         .map_err(|e| bad(e.to_string()))?;
     let mut frame = Frame::default();
-    for Vertex([x, y, z, vx, vy, vz, density]) in vertices {
+    for Vertex([x, y, z, vx, vy, vz, density], id) in vertices {
         frame.positions.push([x, y, z]);
         frame.velocities.push([vx, vy, vz]);
         frame.densities.push(density);
+        frame.ids.push(id_from_i32(path, "PLY", id)?);
     }
     Ok(frame)
 }

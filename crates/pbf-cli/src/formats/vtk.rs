@@ -1,16 +1,23 @@
 //! Legacy VTK through the `vtkio` crate: version 4.2, binary, big endian (the legacy
-//! format's byte order), `DATASET POLYDATA` with one `VERTICES` cell per particle so
-//! that ParaView shows the points without a filter, and point data `velocity`
-//! (`VECTORS float`) and `density` (`SCALARS float 1`). splashsurf reads it too.
+//! format's byte order), `DATASET UNSTRUCTURED_GRID` with one `VTK_VERTEX` cell (type 1)
+//! per particle, so that ParaView shows the points without a filter, and point data
+//! `id` (`SCALARS int 1`), `velocity` (`VECTORS float`) and `density`
+//! (`SCALARS float 1`).
+//!
+//! An unstructured grid rather than `POLYDATA`: meshio reads legacy files of
+//! unstructured grids only, and ParaView, VisIt, PyVista and splashsurf read both. The
+//! legacy format rather than XML `.vtu`: one file per frame that every one of these
+//! tools opens, that vtkio writes and reads back, and that a few lines of a test can
+//! parse from the format's specification.
 
 use std::path::Path;
 
 use vtkio::model::{
-    Attribute, Attributes, ByteOrder, DataArray, DataSet, ElementType, IOBuffer, PolyDataPiece,
-    Version, VertexNumbers, Vtk,
+    Attribute, Attributes, ByteOrder, CellType, Cells, DataArray, DataSet, ElementType, IOBuffer,
+    UnstructuredGridPiece, Version, VertexNumbers, Vtk,
 };
 
-use super::{format_error, read_error};
+use super::{format_error, id_from_i32, id32, read_error};
 use crate::error::CliError;
 use crate::frame::Frame;
 
@@ -31,15 +38,30 @@ pub fn write(frame: &Frame, path: &Path) -> Result<(), CliError> {
     let n = frame.len();
     let points: Vec<f32> = frame.positions.iter().flatten().copied().collect();
     let velocity: Vec<f32> = frame.velocities.iter().flatten().copied().collect();
-    let vertices: Vec<u32> = (0..n as u32).flat_map(|i| [1, i]).collect();
-    let piece = PolyDataPiece {
+    let ids = (0..n)
+        .map(|i| id32(frame, i, path))
+        .collect::<Result<Vec<i32>, _>>()?;
+    let cells =
+        u32::try_from(n).map_err(|_| CliError::write(path, "too many particles for VTK"))?;
+    let piece = UnstructuredGridPiece {
         points: points.into(),
-        verts: Some(VertexNumbers::Legacy {
-            num_cells: n as u32,
-            vertices,
-        }),
+        cells: Cells {
+            cell_verts: VertexNumbers::Legacy {
+                num_cells: cells,
+                vertices: (0..cells).flat_map(|i| [1, i]).collect(),
+            },
+            types: vec![CellType::Vertex; n],
+        },
         data: Attributes {
             point: vec![
+                Attribute::DataArray(DataArray {
+                    name: "id".into(),
+                    elem: ElementType::Scalars {
+                        num_comp: 1,
+                        lookup_table: None,
+                    },
+                    data: ids.into(),
+                }),
                 Attribute::DataArray(DataArray {
                     name: "velocity".into(),
                     elem: ElementType::Vectors,
@@ -56,7 +78,6 @@ pub fn write(frame: &Frame, path: &Path) -> Result<(), CliError> {
             ],
             cell: Vec::new(),
         },
-        ..Default::default()
     };
     Vtk {
         version: Version::new_legacy(4, 2),
@@ -69,8 +90,8 @@ pub fn write(frame: &Frame, path: &Path) -> Result<(), CliError> {
     .map_err(|e| CliError::write(path, e))
 }
 
-/// Reads a frame from a legacy VTK file written by [`write()`] (positions, and the
-/// `velocity` and `density` point data).
+/// Reads a frame from a legacy VTK file written by [`write()`]: the points of an
+/// unstructured grid, and the `id`, `velocity` and `density` point data.
 ///
 /// # Errors
 /// [`CliError::Read`] or [`CliError::Format`].
@@ -87,8 +108,8 @@ pub fn read(path: &Path) -> Result<Frame, CliError> {
     }
     let bad = |m: String| format_error(path, "VTK", m);
     let vtk = Vtk::import(path).map_err(|e| bad(e.to_string()))?;
-    let DataSet::PolyData { pieces, .. } = vtk.data else {
-        return Err(bad("the data set is not POLYDATA".into()));
+    let DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
+        return Err(bad("the data set is not an UNSTRUCTURED_GRID".into()));
     };
     let Some(piece) = pieces.into_iter().next() else {
         return Err(bad("no data piece".into()));
@@ -104,6 +125,16 @@ pub fn read(path: &Path) -> Result<Frame, CliError> {
     };
     for attribute in &piece.data.point {
         if let Attribute::DataArray(DataArray { name, data, .. }) = attribute {
+            if name == "id" {
+                let IOBuffer::I32(ids) = data else {
+                    return Err(bad("`id` is not int".into()));
+                };
+                frame.ids = ids
+                    .iter()
+                    .map(|&id| id_from_i32(path, "VTK", id))
+                    .collect::<Result<_, _>>()?;
+                continue;
+            }
             let values = floats(data).ok_or_else(|| bad(format!("`{name}` is not float")))?;
             match name.as_str() {
                 "velocity" => frame.velocities = triples(&values),
@@ -112,9 +143,9 @@ pub fn read(path: &Path) -> Result<Frame, CliError> {
             }
         }
     }
-    if frame.velocities.len() != n || frame.densities.len() != n {
+    if frame.velocities.len() != n || frame.densities.len() != n || frame.ids.len() != n {
         return Err(bad(format!(
-            "expected `velocity` and `density` for each of the {n} points"
+            "expected `id`, `velocity` and `density` for each of the {n} points"
         )));
     }
     Ok(frame)
