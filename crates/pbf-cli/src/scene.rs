@@ -162,7 +162,7 @@ pub struct AdaptiveSpec {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum RelaxationSpec {
-    /// `"auto"`: [`pbf_core::Relaxation::Auto`], stable for any iteration count.
+    /// `"auto"`: [`pbf_core::Relaxation::Auto`].
     Auto,
     /// A number: [`pbf_core::Relaxation::Fixed`].
     Fixed(f64),

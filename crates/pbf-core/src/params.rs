@@ -76,7 +76,7 @@ pub enum Iterations {
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum Relaxation {
     /// `min(1, (4/3) / a_max)` from the rest lattice, times `1.1 rho0 / rho_i` where a
-    /// particle is compressed by more than 10%: stable for any iteration count.
+    /// particle is compressed by more than 10%.
     #[default]
     Auto,
     /// This value, in `(0, 1]`.

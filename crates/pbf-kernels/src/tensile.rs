@@ -26,6 +26,9 @@ pub struct TensileCorrection {
     w_dq: f32,
     /// `1 / W(|dq|)`: the ratio is a multiplication (see `s_corr_from_poly6`).
     inverse_w_dq: f32,
+    /// `(W(r_0) / W(|dq|))^n` for the distance `r_0` beyond which the term vanishes
+    /// ([`TensileCorrection::vanishing_beyond`]); 0 for the paper's form.
+    offset: f32,
 }
 
 impl TensileCorrection {
@@ -95,6 +98,7 @@ impl TensileCorrection {
             n,
             w_dq,
             inverse_w_dq,
+            offset: 0.0,
         };
         if !unit.s_corr(kernel, 0.0).is_finite() {
             return Err(KernelError::InvalidTensileParameter {
@@ -108,6 +112,7 @@ impl TensileCorrection {
             n,
             w_dq,
             inverse_w_dq,
+            offset: 0.0,
         };
         if !correction.s_corr(kernel, 0.0).is_finite() {
             return Err(KernelError::InvalidTensileParameter {
@@ -117,6 +122,46 @@ impl TensileCorrection {
             });
         }
         Ok(correction)
+    }
+
+    /// The same term shifted to vanish at and beyond the distance `r0`:
+    /// `s_corr(r) = -k max((W(r) / W(|dq|))^n - (W(r0) / W(|dq|))^n, 0)`.
+    ///
+    /// The paper's term pushes every pair within h apart, also a pair at the rest
+    /// spacing. Against a constraint that only corrects compression, nothing pulls
+    /// back, so the paper's term keeps pushing a fluid at rest apart in every
+    /// iteration and adds energy. With `r0` the rest spacing, a lattice at rest feels
+    /// no term at all and only pairs closer than the rest spacing are pushed apart,
+    /// as far as the rest spacing: the term keeps particles from clumping without
+    /// pumping a free surface outwards.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidTensileParameter`] naming `r0` unless `0 < r0 <= h`.
+    ///
+    /// ```
+    /// # use pbf_kernels::{Kernel, TensileCorrection};
+    /// let kernel = Kernel::<3>::new(1.0)?;
+    /// let s = TensileCorrection::new(&kernel, 0.1, 4, 0.2)?.vanishing_beyond(&kernel, 0.5)?;
+    /// assert_eq!(s.s_corr(&kernel, 0.5 * 0.5), 0.0);
+    /// assert_eq!(s.s_corr(&kernel, 0.7 * 0.7), 0.0);
+    /// assert!(s.s_corr(&kernel, 0.2 * 0.2) < 0.0 && s.s_corr(&kernel, 0.2 * 0.2) > -0.1);
+    /// assert!(s.s_corr(&kernel, 0.1 * 0.1) < s.s_corr(&kernel, 0.2 * 0.2));
+    /// # Ok::<(), pbf_kernels::KernelError>(())
+    /// ```
+    pub fn vanishing_beyond<const D: usize>(
+        self,
+        kernel: &Kernel<D>,
+        r0: f32,
+    ) -> Result<Self, KernelError> {
+        if !(r0.is_finite() && r0 > 0.0 && r0 <= kernel.h()) {
+            return Err(KernelError::InvalidTensileParameter {
+                field: "r0",
+                value: f64::from(r0),
+                reason: "must be in (0, h]",
+            });
+        }
+        let offset = power(kernel.poly6(r0 * r0) * self.inverse_w_dq, self.n);
+        Ok(Self { offset, ..self })
     }
 
     /// The strength `k`.
@@ -156,7 +201,9 @@ impl TensileCorrection {
         self.w_dq
     }
 
-    /// `s_corr` at squared distance `r2`: `-k (W(r2) / W(|dq|))^n`, 0 outside the support.
+    /// `s_corr` at squared distance `r2`: `-k (W(r2) / W(|dq|))^n`, 0 outside the
+    /// support (less the value at `r0` and never positive, after
+    /// [`vanishing_beyond`](Self::vanishing_beyond)).
     /// The scalar reference.
     ///
     /// ```
@@ -193,7 +240,8 @@ impl TensileCorrection {
     /// ```
     #[inline]
     pub fn s_corr_from_poly6(&self, w: f32) -> f32 {
-        -self.k * power(w * self.inverse_w_dq, self.n)
+        let excess = power(w * self.inverse_w_dq, self.n) - self.offset;
+        -self.k * if excess > 0.0 { excess } else { 0.0 }
     }
 
     /// [`s_corr`](Self::s_corr) on eight squared distances; bit-identical lane by lane.
@@ -226,7 +274,9 @@ impl TensileCorrection {
     /// ```
     #[inline(always)]
     pub fn s_corr_from_poly6_lanes<V: SimdF32>(&self, w: V) -> V {
-        -V::splat(self.k) * power(w * V::splat(self.inverse_w_dq), self.n)
+        let excess = power(w * V::splat(self.inverse_w_dq), self.n) - V::splat(self.offset);
+        let zero = V::splat(0.0);
+        -V::splat(self.k) * V::select(excess.gt(zero), excess, zero)
     }
 }
 

@@ -525,6 +525,63 @@ fn s_corr_defaults_at_dq() {
     }
 }
 
+/// The form that vanishes beyond `r0`: zero at and beyond `r0` (exactly, so a lattice
+/// at that spacing feels nothing), the paper's term less its value at `r0` inside, so
+/// never positive and non-decreasing in `r`; `r0` outside `(0, h]` is an error.
+fn vanishing_properties<const D: usize>(
+    kernel: Kernel<D>,
+    tensile: TensileCorrection,
+    r0_rel: f32,
+    a: f32,
+) -> Result<(), TestCaseError> {
+    let h = kernel.h();
+    let r0 = r0_rel * h;
+    let shifted = tensile.vanishing_beyond(&kernel, r0).unwrap();
+    let offset = tensile.s_corr(&kernel, r0 * r0);
+    prop_assert_eq!(shifted.s_corr(&kernel, r0 * r0), 0.0);
+    let r2 = a * kernel.h2();
+    let (paper, value) = (tensile.s_corr(&kernel, r2), shifted.s_corr(&kernel, r2));
+    prop_assert!(value.is_finite() && value <= 0.0, "s_corr({r2}) = {value}");
+    if r2 >= r0 * r0 {
+        prop_assert_eq!(value, 0.0, "beyond r0 at r2 {}", r2);
+    } else {
+        // -k (p - p0) against -k p - (-k p0): the same to a few roundings of k p.
+        let tolerance = 8.0 * f32::EPSILON * paper.abs().max(tensile.k());
+        prop_assert!(
+            (value - (paper - offset)).abs() <= tolerance,
+            "{} against {}",
+            value,
+            paper - offset
+        );
+    }
+    let near = shifted.s_corr(&kernel, 0.25 * r2);
+    prop_assert!(near <= value, "{near} > {value}");
+    for bad in [0.0, -h, 1.5 * h, f32::NAN, f32::INFINITY] {
+        prop_assert!(
+            tensile.vanishing_beyond(&kernel, bad).is_err(),
+            "r0 {}",
+            bad
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn vanishing_s_corr_properties_2d(
+        (kernel, tensile) in tensile::<2>(), r0_rel in 0.01f32..=1.0, a in 0.0f32..1.2
+    ) {
+        vanishing_properties(kernel, tensile, r0_rel, a)?;
+    }
+
+    #[test]
+    fn vanishing_s_corr_properties_3d(
+        (kernel, tensile) in tensile::<3>(), r0_rel in 0.01f32..=1.0, a in 0.0f32..1.2
+    ) {
+        vanishing_properties(kernel, tensile, r0_rel, a)?;
+    }
+}
+
 // ---------------------------------------------------------------------------------
 // Curl: orientation and antisymmetry of the cross product
 

@@ -153,11 +153,21 @@ fn value() -> BoxedStrategy<f32> {
 fn setup<const D: usize>() -> impl Strategy<Value = Setup<D>> {
     let k = prop_oneof![Just(0.0f32), Just(0.1), 0.0f32..2.0];
     let dq_rel = prop_oneof![Just(0.2f32), 0.01f32..0.99];
-    (radius(), k, 1u32..=16, dq_rel, value()).prop_filter_map(
+    // The paper's form, or the form that vanishes beyond a distance `r0` (as a
+    // fraction of h; the solver's is the rest spacing, h / 2).
+    let r0_rel = prop_oneof![
+        Just(None),
+        Just(Some(0.5f32)),
+        (0.01f32..=1.0).prop_map(Some)
+    ];
+    (radius(), k, 1u32..=16, dq_rel, value(), r0_rel).prop_filter_map(
         "parameters the constructors accept",
-        |(h, k, n, dq_rel, uniform)| {
+        |(h, k, n, dq_rel, uniform, r0_rel)| {
             let kernel = Kernel::<D>::new(h).ok()?;
-            let tensile = TensileCorrection::new(&kernel, k, n, dq_rel).ok()?;
+            let mut tensile = TensileCorrection::new(&kernel, k, n, dq_rel).ok()?;
+            if let Some(r0_rel) = r0_rel {
+                tensile = tensile.vanishing_beyond(&kernel, r0_rel * h).ok()?;
+            }
             Some(Setup {
                 kernel,
                 tensile,
