@@ -22,7 +22,7 @@
 //! relaxation = "auto"                # or a Jacobi relaxation omega in (0, 1]; 1 = unrelaxed
 //! backend = "lanes"                  # or "lanes8", "scalar"
 //! acceleration = "none"              # or "chebyshev" (needs `iterations` and relaxation "auto")
-//! coarse_correction = false          # a Poisson solve on 2h cells before the passes
+//! coarse_correction = true           # a Poisson solve on 2h cells before the passes
 //! keep_lists = true                  # keep valid neighbour lists between steps; false: search every step
 //!
 //! [domain]

@@ -480,10 +480,10 @@ fn coarse_correction_is_a_key_and_round_trips() {
     assert_eq!(e.field.as_deref(), Some("solver.coarse_correction"), "{e}");
     assert_eq!((e.line, e.column), position(&text, "\"yes\""), "{e}");
     let mut file = pbf_cli::builtin_scene("glass", PARTICLES, 0.0, 1).expect("builtin");
-    assert_eq!(file.solver.coarse_correction, Some(false));
-    file.solver.coarse_correction = Some(true);
-    let text = pbf_cli::scene_to_toml(&file, "glass, coarse correction");
-    assert!(text.contains("coarse_correction = true"), "{text}");
+    assert_eq!(file.solver.coarse_correction, Some(true));
+    file.solver.coarse_correction = Some(false);
+    let text = pbf_cli::scene_to_toml(&file, "glass, no coarse correction");
+    assert!(text.contains("coarse_correction = false"), "{text}");
     assert_eq!(Scene::parse(&text, "g.toml").expect("parses").file, file);
 }
 

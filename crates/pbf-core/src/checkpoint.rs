@@ -943,10 +943,12 @@ mod tests {
         // A version 2 payload is a version 3 payload without its last field, the XSPH
         // period; version 2 blended per step, which is `None`.
         // Versions 2 to 4 searched at every step: `keep_lists` off.
+        // Versions 2 and 3 had no coarse correction: off.
         let params = Params::<2>::builder(0.05)
             .time_step(1.0 / 30.0)
             .xsph_period(None)
             .keep_lists(false)
+            .coarse_correction(false)
             .build()
             .unwrap();
         let mut solver = Solver::new(params, Domain::new([0.0; 2], [1.0; 2]).unwrap()).unwrap();

@@ -18,7 +18,9 @@
 //! 3. `lap phi = C` on the fluid cells, `phi = 0` in air (the free surface), no flux
 //!    into solids, by conjugate gradients (Jacobi preconditioner, in `f64`).
 //! 4. Each particle moves by `grad phi` interpolated from the cells with the same
-//!    weights, then is kept out of the solids and inside the domain. To first order
+//!    weights, less the mean of that displacement over its body of fluid where no
+//!    wall touches the body (so a free body keeps its centre of mass), then is kept
+//!    out of the solids and inside the domain. To first order
 //!    that displacement field `u` changes the volume by `div u = C`: it undoes the
 //!    coarse compression, pushing the fluid away from the walls and up towards its
 //!    free surface in one step, where Jacobi passes need a pass per kernel radius.
@@ -43,8 +45,19 @@ const SCATTER_CHUNK: usize = 8192;
 const MAX_SCATTER_CHUNKS: usize = 8;
 /// Cells per parallel block when the free volumes are computed.
 const FREE_BLOCK: usize = 64;
+/// The most grid cells a particle (beyond [`MIN_CELL_BUDGET`]) before a step goes
+/// without the correction: a fluid body has about one cell per `2^D (h/s)^D`
+/// particles, so only a scene dominated by scattered spray comes near it.
+const MAX_CELLS_PER_PARTICLE: usize = 8;
+/// Cells any scene may use whatever its particle count.
+const MIN_CELL_BUDGET: usize = 1 << 16;
 /// Relative residual at which the conjugate gradients stop.
 const TOLERANCE: f64 = 1e-4;
+
+/// No free body: air, solid, or fluid that a wall touches.
+const NO_BODY: u32 = u32::MAX;
+/// A body being flooded that turned out to touch a wall.
+const WALLED: u32 = u32::MAX - 1;
 
 const AIR: u8 = 0;
 const FLUID: u8 = 1;
@@ -73,6 +86,13 @@ pub(crate) struct CoarseGrid<const D: usize> {
     /// `A_kk + shift` on fluid cells: the faces that are not solid.
     diagonal: Vec<f64>,
     gradient: [Vec<f32>; D],
+    /// Each cell's free body of fluid ([`NO_BODY`] where none), and each free body's
+    /// mean displacement (see `free_bodies`).
+    body: Vec<u32>,
+    shift: Vec<[f32; D]>,
+    /// The flood fill's work list, and the free bodies' displacement sums.
+    stack: Vec<u32>,
+    sums: Vec<([f64; D], u64)>,
     /// Every cell's free volume, and the layout (origin, dims, colliders) it is for.
     free: Vec<f64>,
     free_for: Option<([f32; D], [usize; D], f32, usize)>,
@@ -107,6 +127,10 @@ impl<const D: usize> Default for CoarseGrid<D> {
             preconditioner: Vec::new(),
             diagonal: Vec::new(),
             gradient: core::array::from_fn(|_| Vec::new()),
+            body: Vec::new(),
+            shift: Vec::new(),
+            stack: Vec::new(),
+            sums: Vec::new(),
             free: Vec::new(),
             free_for: None,
             iterations: 0,
@@ -164,24 +188,58 @@ impl<const D: usize> CoarseGrid<D> {
             return;
         }
         self.cell = CELL_IN_H * scene.h;
-        // The grid: the particles' bounding box, two cells of padding on each side (the
-        // weights reach one cell out, so the outer ring holds no particles),
-        // on the lattice of cells anchored at the domain's lower corner.
-        let lo = scene.domain.lo();
-        let mut dims = [0; D];
-        for a in 0..D {
-            let (mut min, mut max) = (f32::INFINITY, f32::NEG_INFINITY);
-            for &x in positions[a].iter() {
-                min = min.min(x);
-                max = max.max(x);
-            }
+        // The grid, on the lattice of cells anchored at the domain's lower corner with
+        // two cells of padding on each side (the weights reach one cell out, so the
+        // outer ring holds no particles): the whole domain's where that is within
+        // the budget below, so the grid, its arrays and the cells' free volumes stay
+        // the same from step to step; else the particles' bounding box.
+        let (lo, hi) = (scene.domain.lo(), scene.domain.hi());
+        let budget = (MAX_CELLS_PER_PARTICLE * n + MIN_CELL_BUDGET) as f64;
+        let span = |min: f32, max: f32, a: usize| {
             let first = ((min - lo[a]) / self.cell).floor() - 2.0;
             let last = ((max - lo[a]) / self.cell).floor() + 2.0;
+            (first, last)
+        };
+        let count = |spans: &[(f32, f32); D]| -> f64 {
+            spans
+                .iter()
+                .map(|(first, last)| f64::from(last - first) + 1.0)
+                .product()
+        };
+        let mut spans: [(f32, f32); D] = core::array::from_fn(|a| span(lo[a], hi[a], a));
+        if count(&spans) > budget {
+            spans = core::array::from_fn(|a| {
+                let (mut min, mut max) = (f32::INFINITY, f32::NEG_INFINITY);
+                for &x in positions[a].iter() {
+                    min = min.min(x);
+                    max = max.max(x);
+                }
+                span(min, max, a)
+            });
+        }
+        // Spray far from the fluid would stretch the grid over empty space: past
+        // `MAX_CELLS_PER_PARTICLE` cells a particle the step goes without the correction
+        // (the Jacobi passes still hold every particle), and says so
+        // (`iterations` is 0).
+        if count(&spans) > budget {
+            self.iterations = 0;
+            return;
+        }
+        let mut dims = [0; D];
+        for a in 0..D {
+            let (first, last) = spans[a];
             self.origin[a] = lo[a] + first * self.cell;
             dims[a] = (last - first) as usize + 1;
         }
         self.dims = dims;
         let cells: usize = dims.iter().product();
+        // Room for every cell in the lists that hold some of them, so that a step on an
+        // unchanged grid allocates nothing.
+        for list in [&mut self.fluid, &mut self.stack] {
+            list.reserve(cells.saturating_sub(list.len()));
+        }
+        self.shift.reserve(cells.saturating_sub(self.shift.len()));
+        self.sums.reserve(cells.saturating_sub(self.sums.len()));
         for v in [
             &mut self.weight,
             &mut self.compression,
@@ -307,18 +365,19 @@ impl<const D: usize> CoarseGrid<D> {
                 self.gradient[a][k] = (mean * inv) as f32;
             }
         }
-        // 5. Move the particles, kept out of the solids and inside the domain.
+        // 5. A body of fluid that no wall touches must keep its centre of mass: its
+        // particles' mean displacement is taken out (see `free_bodies`).
+        self.free_bodies(scene, &positions);
+        // 6. Move the particles, kept out of the solids and inside the domain.
         let grid = &*self;
         let (colliders, domain, margin) = (scene.colliders, scene.domain, scene.margin);
         for_each_chunk(positions, &|_, x| {
             for k in 0..x[0].len() {
                 let from: [f32; D] = core::array::from_fn(|a| x[a][k]);
-                let (base, t) = grid.stencil(from);
-                let mut u = [0.0f32; D];
-                for corner in 0..1 << D {
-                    let (c, w) = grid.corner(base, t, corner);
+                let mut u = grid.displacement(from);
+                if let Some(body) = grid.body_of(from) {
                     for a in 0..D {
-                        u[a] += w * grid.gradient[a][c];
+                        u[a] -= grid.shift[body][a];
                     }
                 }
                 let mut q: [f32; D] = core::array::from_fn(|a| from[a] + u[a]);
@@ -353,6 +412,127 @@ impl<const D: usize> CoarseGrid<D> {
 
     /// The neighbours of cell `k` along each axis, upper then lower (`None` past the
     /// grid's edge).
+    /// The displacement `grad phi` interpolated at `p`.
+    fn displacement(&self, p: [f32; D]) -> [f32; D] {
+        let (base, t) = self.stencil(p);
+        let mut u = [0.0f32; D];
+        for corner in 0..1 << D {
+            let (c, w) = self.corner(base, t, corner);
+            for a in 0..D {
+                u[a] += w * self.gradient[a][c];
+            }
+        }
+        u
+    }
+
+    /// The free body (index into `shift`) that the particle at `p` belongs to: that
+    /// of the first fluid cell of its stencil, if that body touches no wall.
+    fn body_of(&self, p: [f32; D]) -> Option<usize> {
+        if self.shift.is_empty() {
+            return None;
+        }
+        let (base, t) = self.stencil(p);
+        (0..1 << D).find_map(|corner| {
+            let (c, _) = self.corner(base, t, corner);
+            let body = self.body[c];
+            (body != NO_BODY).then_some(body as usize)
+        })
+    }
+
+    /// The centre of cell `k`.
+    fn centre(&self, k: usize) -> [f32; D] {
+        let mut rest = k;
+        core::array::from_fn(|a| {
+            let ka = rest % self.dims[a];
+            rest /= self.dims[a];
+            self.origin[a] + (ka as f32 + 0.5) * self.cell
+        })
+    }
+
+    /// Labels the fluid cells by the connected bodies of fluid (across faces) that no
+    /// wall touches (no cell of theirs within two cells of a domain face or a
+    /// collider), in `body`, and sets each such body's `shift` to the mean
+    /// displacement of its particles, so that taking it out keeps the body's centre of
+    /// mass (every particle has the same mass). A body that touches a wall keeps its
+    /// displacement: the wall takes the momentum, as the walls' share of the
+    /// constraint does in the passes. Labels, sums and means run in a fixed order.
+    fn free_bodies(&mut self, scene: &Scene<'_, D>, positions: &[&mut [f32]; D]) {
+        let cells = self.kind.len();
+        self.body.clear();
+        self.body.resize(cells, NO_BODY);
+        self.shift.clear();
+        let reach = 2.0 * self.cell;
+        let (lo, hi) = (scene.domain.lo(), scene.domain.hi());
+        let near_wall = |c: [f32; D]| {
+            (0..D).any(|a| c[a] - lo[a] < reach || hi[a] - c[a] < reach)
+                || scene.colliders.iter().any(|w| w.distance(c) < reach)
+        };
+        let mut bodies = 0u32;
+        let mut stack = core::mem::take(&mut self.stack);
+        for i in 0..self.fluid.len() {
+            let start = self.fluid[i] as usize;
+            if self.body[start] != NO_BODY {
+                continue;
+            }
+            // Flood the body from `start` breadth first: `stack` ends up holding it.
+            let label = bodies;
+            let mut walled = false;
+            stack.clear();
+            stack.push(start as u32);
+            self.body[start] = label;
+            let mut next = 0;
+            while next < stack.len() {
+                let k = stack[next] as usize;
+                next += 1;
+                walled |= near_wall(self.centre(k));
+                for c in self.neighbours(k).into_iter().flatten().flatten() {
+                    if self.kind[c] == FLUID && self.body[c] == NO_BODY {
+                        self.body[c] = label;
+                        stack.push(c as u32);
+                    }
+                }
+            }
+            if walled {
+                // Marked so that it is not flooded again; unlabelled below.
+                for &k in &stack {
+                    self.body[k as usize] = WALLED;
+                }
+            } else {
+                bodies += 1;
+            }
+        }
+        self.stack = stack;
+        for b in &mut self.body {
+            if *b == WALLED {
+                *b = NO_BODY;
+            }
+        }
+        if bodies == 0 {
+            return;
+        }
+        let mut sums = core::mem::take(&mut self.sums);
+        sums.clear();
+        sums.resize(bodies as usize, ([0.0f64; D], 0u64));
+        self.shift.resize(bodies as usize, [0.0; D]);
+        let n = positions[0].len();
+        for i in 0..n {
+            let p: [f32; D] = core::array::from_fn(|a| positions[a][i]);
+            if let Some(body) = self.body_of(p) {
+                let u = self.displacement(p);
+                for a in 0..D {
+                    sums[body].0[a] += f64::from(u[a]);
+                }
+                sums[body].1 += 1;
+            }
+        }
+        for (shift, (sum, count)) in self.shift.iter_mut().zip(&sums) {
+            if *count > 0 {
+                *shift = core::array::from_fn(|a| (sum[a] / *count as f64) as f32);
+            }
+        }
+        self.sums = sums;
+    }
+
     fn neighbours(&self, k: usize) -> [[Option<usize>; 2]; D] {
         let mut rest = k;
         core::array::from_fn(|a| {

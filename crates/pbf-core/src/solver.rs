@@ -373,7 +373,9 @@ impl<const D: usize> Solver<D> {
         // s_corr is added to lambda_i + lambda_j, which has units of length^2: express
         // it in lambda's own unit, 1 / (the lambda denominator of a rest-lattice particle).
         let unit = 1.0 / rest_lattice_denominator(&params, &kernel);
-        let tensile = TensileCorrection::new(&kernel, k * unit as f32, n, dq)?;
+        // It vanishes at the rest spacing: only pairs closer than that are pushed apart.
+        let tensile = TensileCorrection::new(&kernel, k * unit as f32, n, dq)?
+            .vanishing_beyond(&kernel, params.spacing())?;
         let max_cells = if D == 3 {
             f64::from(pbf_grid::morton::MAX_COORD3)
         } else {

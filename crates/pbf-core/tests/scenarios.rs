@@ -11,6 +11,7 @@ mod coarse;
 mod colliders;
 mod dam_break;
 mod errors;
+mod free_fall;
 mod fuzz_corpus;
 mod properties;
 mod relaxation;
