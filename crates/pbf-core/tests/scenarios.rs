@@ -13,6 +13,7 @@ mod dam_break;
 mod errors;
 mod fuzz_corpus;
 mod properties;
+mod readme;
 mod relaxation;
 mod rest;
 
