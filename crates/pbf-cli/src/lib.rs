@@ -80,7 +80,10 @@ pub use error::{CliError, SceneError};
 pub use formats::{Format, frame_file_name};
 pub use frame::Frame;
 pub use progress::{Progress, ProgressMode};
-pub use render::{Axis, GifWriter, Renderer, save_png, speed_colour};
+pub use render::{
+    Axis, ColourRange, GifWriter, MIN_WIDTH, Quantity, RangeBasis, Renderer, save_png,
+    speed_colour,
+};
 pub use scene::{DEFAULT_SCENE, RunLength, Scene, SceneFile};
 pub use series::{PVD_FILE_NAME, series_file_name};
 pub use simulate::RunSummary;
@@ -245,6 +248,7 @@ fn run_scene(args: RunArgs, out: &mut dyn Write, no_arguments: bool) -> Result<O
         render: args.render,
         gif: args.gif,
         axis: args.axis,
+        colour: args.colour,
         width: args.width,
         progress: ProgressMode::detect(args.quiet),
     };
