@@ -487,7 +487,7 @@ impl Renderer {
         // Horizontal: the right axis of the view.
         let ScreenAxis { name, sign } = self.screen[0];
         let (a, bb) = (sign * self.view_lo[0], sign * self.view_hi[0]);
-        let count = ((r - l) / (5.0 * fs)).max(2.0);
+        let count = ((r - l) / (5.0 * fs)).clamp(2.0, 10.0);
         for value in nice_ticks(a.min(bb), a.max(bb), count) {
             let (x, _) = self.to_pixel(sign * value, self.view_lo[1]);
             ticks.move_to(x, b);
@@ -506,7 +506,7 @@ impl Renderer {
         // Vertical: the up axis of the view.
         let ScreenAxis { name, sign } = self.screen[1];
         let (a, bb) = (sign * self.view_lo[1], sign * self.view_hi[1]);
-        let count = ((b - t) / (2.5 * fs)).max(2.0);
+        let count = ((b - t) / (2.5 * fs)).clamp(2.0, 10.0);
         for value in nice_ticks(a.min(bb), a.max(bb), count) {
             let (_, y) = self.to_pixel(self.view_lo[0], sign * value);
             ticks.move_to(l, y);
@@ -742,7 +742,8 @@ impl Renderer {
         let fs = self.text;
         let baseline = 1.35 * fs;
         let time = format!("t = {time:.2} s");
-        self.draw_text(pix, &time, 0.6 * fs, baseline, Align::Left, INK);
+        let large = 1.3 * fs;
+        self.draw_text_sized(pix, &time, (0.6 * fs, baseline), Align::Left, INK, large);
         let unit = self.quantity.unit(self.dimension);
         let basis = match (self.quantity, range.basis) {
             (Quantity::Speed, RangeBasis::Frame) => "99th percentile",
@@ -762,7 +763,7 @@ impl Renderer {
             format_value(range.lo, step),
             format_value(range.hi, step)
         );
-        let room = self.width as f32 - 1.2 * fs - self.text_width(&time) - 1.5 * fs;
+        let room = self.width as f32 - 1.2 * fs - self.text_width_sized(&time, large) - 1.5 * fs;
         let statement = [long, short]
             .into_iter()
             .find(|s| self.text_width(s) <= room);
@@ -821,13 +822,20 @@ impl Renderer {
         let y_of = |v: f32| y1 - range.position(v) * (y1 - y0);
         let tick = 0.3 * fs;
         let mut ticks = PathBuilder::new();
-        let count = ((y1 - y0) / (2.2 * fs)).max(2.0);
+        let count = ((y1 - y0) / (2.2 * fs)).clamp(2.0, 8.0);
         let step = tick_step(range.lo, range.hi, count);
         let mut label = |pix: &mut Pixmap, v: f32, text: String, ink| {
             let y = y_of(v);
             ticks.move_to(x1, y);
             ticks.line_to(x1 + tick, y);
-            self.draw_text(pix, &text, x1 + tick + 0.3 * fs, y + 0.36 * fs, Align::Left, ink);
+            self.draw_text(
+                pix,
+                &text,
+                x1 + tick + 0.3 * fs,
+                y + 0.36 * fs,
+                Align::Left,
+                ink,
+            );
         };
         // The exact ends, then the round values between that keep clear of them.
         let ends = tick_step(range.lo, range.hi, 5.0);
@@ -859,7 +867,12 @@ impl Renderer {
 
     /// The advance of `text` in pixels.
     fn text_width(&self, text: &str) -> f32 {
-        let font = self.font.as_scaled(PxScale::from(self.text));
+        self.text_width_sized(text, self.text)
+    }
+
+    /// The advance of `text` in pixels at text height `size`.
+    fn text_width_sized(&self, text: &str, size: f32) -> f32 {
+        let font = self.font.as_scaled(PxScale::from(size));
         let mut width = 0.0;
         let mut last = None;
         for c in text.chars() {
@@ -883,11 +896,24 @@ impl Renderer {
         align: Align,
         ink: [u8; 3],
     ) {
-        let font = self.font.as_scaled(PxScale::from(self.text));
+        self.draw_text_sized(pix, text, (x, baseline), align, ink, self.text);
+    }
+
+    /// Draws `text` at text height `size`, its baseline at `(x, baseline)`.
+    fn draw_text_sized(
+        &self,
+        pix: &mut Pixmap,
+        text: &str,
+        (x, baseline): (f32, f32),
+        align: Align,
+        ink: [u8; 3],
+        size: f32,
+    ) {
+        let font = self.font.as_scaled(PxScale::from(size));
         let mut caret = match align {
             Align::Left => x,
-            Align::Centre => x - 0.5 * self.text_width(text),
-            Align::Right => x - self.text_width(text),
+            Align::Centre => x - 0.5 * self.text_width_sized(text, size),
+            Align::Right => x - self.text_width_sized(text, size),
         }
         .round();
         let baseline = baseline.round();
@@ -1205,7 +1231,10 @@ mod tests {
         assert!(bounds.left() >= l - 1.0 && bounds.right() <= rt + 1.0);
         assert!(bounds.top() >= t - 1.0 && bounds.bottom() <= b + 1.0);
         let img = r.render(&Frame::default(), 0.0);
-        let edge = img.pixels().filter(|p| p.0[0] > 200 && p.0[2] > 200).count();
+        let edge = img
+            .pixels()
+            .filter(|p| p.0[0] > 200 && p.0[2] > 200)
+            .count();
         assert!(edge > 50, "{edge}");
     }
 

@@ -213,11 +213,22 @@ fn pictures_show_axes_the_time_and_a_colour_bar_from_the_data() {
         let y = b - (p[1] - lo[1]) / (hi[1] - lo[1]) * (b - t);
         img.get_pixel(x as u32, y as u32).0
     };
-    let near = |a: [u8; 3], c: [f32; 3]| {
-        (0..3).all(|k| a[k].abs_diff((c[k] * 255.0).round() as u8) <= 3)
-    };
-    assert!(near(pixel_of(slowest), speed_colour(0.0)), "{:?}", pixel_of(slowest));
-    assert!(near(pixel_of(fastest), speed_colour(1.0)), "{:?}", pixel_of(fastest));
+    let near =
+        |a: [u8; 3], c: [f32; 3]| (0..3).all(|k| a[k].abs_diff((c[k] * 255.0).round() as u8) <= 3);
+    let range = renderer.colour_range(&frame);
+    let slow = speed_colour(frame.velocities[slowest][0] / range.hi);
+    assert!(
+        near(pixel_of(slowest), slow),
+        "{:?} {slow:?}",
+        pixel_of(slowest)
+    );
+    assert!(
+        near(pixel_of(fastest), speed_colour(1.0)),
+        "{:?}",
+        pixel_of(fastest)
+    );
+    let lum = |p: [u8; 3]| 0.2 * f32::from(p[0]) + 0.7 * f32::from(p[1]) + 0.1 * f32::from(p[2]);
+    assert!(lum(pixel_of(fastest)) > lum(pixel_of(slowest)) + 100.0);
 
     // Another time changes only the top left; faster speeds everywhere change the
     // scale stated on the bar and above it, not the particles' colours.
@@ -230,7 +241,11 @@ fn pictures_show_axes_the_time_and_a_colour_bar_from_the_data() {
     };
     let moved = changed(&img, &later);
     assert!(!moved.is_empty());
-    assert!(moved.iter().all(|&(x, y)| (x as f32) < w / 4.0 && (y as f32) < t));
+    assert!(
+        moved
+            .iter()
+            .all(|&(x, y)| (x as f32) < w / 4.0 && (y as f32) < t)
+    );
     // Doubling is exact in floating point: every particle keeps its place on the map.
     for v in &mut frame.velocities {
         v[0] *= 2.0;
@@ -239,9 +254,7 @@ fn pictures_show_axes_the_time_and_a_colour_bar_from_the_data() {
     let moved = changed(&img, &faster);
     assert!(moved.iter().any(|&(x, _)| x as f32 > r), "the bar's labels");
     assert!(
-        moved
-            .iter()
-            .all(|&(x, y)| x as f32 > r || (y as f32) < t),
+        moved.iter().all(|&(x, y)| x as f32 > r || (y as f32) < t),
         "only the scale changes"
     );
 }
@@ -250,11 +263,17 @@ fn pictures_show_axes_the_time_and_a_colour_bar_from_the_data() {
 fn bad_picture_options_are_errors() {
     let message = usage_message(&["run", "--colour", "pink"]);
     assert!(message.contains("pink"), "{message}");
-    assert!(message.contains("speed") && message.contains("density"), "{message}");
+    assert!(
+        message.contains("speed") && message.contains("density"),
+        "{message}"
+    );
     let message = usage_message(&["run", "--axis", "w"]);
     assert!(message.contains("x, y, z"), "{message}");
     let message = usage_message(&["run", "--width", "199"]);
-    assert!(message.contains("must be between 200 and 4096"), "{message}");
+    assert!(
+        message.contains("must be between 200 and 4096"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -525,7 +544,10 @@ fn range_errors_are_in_words() {
     let message = usage_message(&["run", "--threads", "0"]);
     assert!(message.contains("must be between 1 and 4096"), "{message}");
     let message = usage_message(&["run", "--width", "9"]);
-    assert!(message.contains("must be between 200 and 4096"), "{message}");
+    assert!(
+        message.contains("must be between 200 and 4096"),
+        "{message}"
+    );
     let message = usage_message(&["soak", "--check-every", "0"]);
     assert!(message.contains("must be at least 1"), "{message}");
     let message = usage_message(&["init", "glass", "--particles", "lots"]);
