@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::formats::Format;
-use crate::render::Axis;
+use crate::render::{Axis, MIN_WIDTH, Quantity};
 
 /// The name of the environment variable that shortens the default scene's run.
 pub const DEFAULT_STEPS_VAR: &str = "PBF_DEFAULT_STEPS";
@@ -155,8 +155,13 @@ pub struct RunArgs {
     /// The axis 3D scenes are viewed along in pictures.
     #[arg(long, value_enum, default_value_t = Axis::Z)]
     pub axis: Axis,
-    /// Picture width in pixels.
-    #[arg(long, default_value_t = 640, value_parser = between(16u32, 4096))]
+    /// The quantity that colours the particles in pictures: speed (m/s, from 0 to
+    /// the frame's 99th percentile) or density (from its 1st to its 99th percentile).
+    #[arg(long, value_enum, default_value_t = Quantity::Speed, visible_alias = "color")]
+    pub colour: Quantity,
+    /// Picture width in pixels (room for the axes, the time and the colour bar
+    /// included).
+    #[arg(long, default_value_t = 640, value_parser = between(MIN_WIDTH, 4096))]
     pub width: u32,
 }
 

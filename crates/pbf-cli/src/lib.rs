@@ -6,7 +6,7 @@
 //!                                      write pbf-out/last_frame.png
 //! pbf run [SCENE.toml] [--steps N | --duration SECONDS] [-o|--output DIR] [--overwrite]
 //!         [--format vtk|bgeo|ply|csv] [--every K] [--threads T] [-q|--quiet]
-//!         [--render] [--gif] [--axis x|y|z] [--width PX]
+//!         [--render] [--gif] [--axis x|y|z] [--colour speed|density] [--width PX]
 //! pbf scenes                           list the built-in scenes
 //! pbf init NAME [--particles N] [-o|--output FILE] [--force]
 //!                                      write a built-in scene as TOML
@@ -29,7 +29,11 @@
 //!   `--overwrite` deletes the files a run writes there (and no others), then runs.
 //!   `-o` is the output path in every subcommand (`--out` is an alias of `--output`).
 //! - `--render` writes `DIR/frame_00000.png` and so on, `--gif` `DIR/animation.gif`;
-//!   every run writes `DIR/last_frame.png`.
+//!   every run writes `DIR/last_frame.png`. Pictures ([`Renderer`]) show the particles
+//!   as shaded discs coloured by `--colour` (speed by default), the colliders'
+//!   outlines, axes in metres, the simulated time and a colour bar whose scale comes
+//!   from the data (speed from 0 to the 99th percentile); the frames of one run share
+//!   a scale that only widens, so that colours compare between them.
 //! - Progress goes to standard error: a bar on a terminal, plain lines otherwise.
 //! - `PBF_DEFAULT_STEPS=N` shortens the built-in default scene to `N` steps when
 //!   neither `--steps` nor `--duration` is given (the tests use it).
@@ -80,7 +84,9 @@ pub use error::{CliError, SceneError};
 pub use formats::{Format, frame_file_name};
 pub use frame::Frame;
 pub use progress::{Progress, ProgressMode};
-pub use render::{Axis, GifWriter, Renderer, save_png, speed_colour};
+pub use render::{
+    Axis, ColourRange, GifWriter, MIN_WIDTH, Quantity, RangeBasis, Renderer, save_png, speed_colour,
+};
 pub use scene::{DEFAULT_SCENE, RunLength, Scene, SceneFile};
 pub use series::{PVD_FILE_NAME, series_file_name};
 pub use simulate::RunSummary;
@@ -245,6 +251,7 @@ fn run_scene(args: RunArgs, out: &mut dyn Write, no_arguments: bool) -> Result<O
         render: args.render,
         gif: args.gif,
         axis: args.axis,
+        colour: args.colour,
         width: args.width,
         progress: ProgressMode::detect(args.quiet),
     };

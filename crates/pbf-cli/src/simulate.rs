@@ -12,7 +12,7 @@ use crate::formats::{Format, frame_file_name};
 use crate::frame::Frame;
 use crate::output::{ANIMATION, LAST_FRAME};
 use crate::progress::{Progress, ProgressMode};
-use crate::render::{Axis, GifWriter, Renderer, save_png};
+use crate::render::{Axis, ColourRange, GifWriter, Quantity, Renderer, save_png};
 use crate::series::SeriesWriter;
 
 /// What a run does.
@@ -32,6 +32,8 @@ pub(crate) struct RunPlan {
     /// An animated GIF.
     pub gif: bool,
     pub axis: Axis,
+    /// The quantity that colours the pictures.
+    pub colour: Quantity,
     pub width: u32,
     pub progress: ProgressMode,
 }
@@ -191,13 +193,17 @@ pub(crate) fn execute(plan: RunPlan) -> Result<RunSummary, CliError> {
         render,
         gif,
         axis,
+        colour,
         width,
         progress,
     } = plan;
     crate::output::prepare(&out_dir, overwrite)?;
     std::fs::create_dir_all(&out_dir).map_err(|e| CliError::write(&out_dir, e))?;
     let mut series = format.map(|f| SeriesWriter::new(&out_dir, f));
-    let renderer = Renderer::new(&solver, axis, width);
+    let renderer = Renderer::new(&solver, axis, width).with_quantity(colour);
+    // A run's pictures share one colour scale that only widens, so that a colour
+    // means the same value from frame to frame of the animation.
+    let mut sequence_range: Option<ColourRange> = None;
     let dt = time_step(&solver);
     let mut gif_writer = if gif {
         let delay_ms = (f64::from(dt) * every as f64 * 1000.0)
@@ -245,7 +251,10 @@ pub(crate) fn execute(plan: RunPlan) -> Result<RunSummary, CliError> {
                 summary.frame_times.push(solver.time());
             }
             if render || gif_writer.is_some() {
-                let img = renderer.render(frame);
+                let range = renderer.colour_range(frame);
+                let range = sequence_range.unwrap_or(range).widened(range);
+                sequence_range = Some(range);
+                let img = renderer.render_with(frame, solver.time(), range);
                 if render {
                     let path = out_dir.join(frame_file_name(index, "png"));
                     save_png(&img, &path)?;
@@ -279,7 +288,7 @@ pub(crate) fn execute(plan: RunPlan) -> Result<RunSummary, CliError> {
         summary.gif = Some(out_dir.join(ANIMATION));
     }
     frame.capture(&solver);
-    save_png(&renderer.render(&frame), &summary.picture)?;
+    save_png(&renderer.render(&frame, solver.time()), &summary.picture)?;
     summary.particles = solver.len();
     summary.simulated_time = solver.time();
     summary.average_density_error = if steps > 0 {

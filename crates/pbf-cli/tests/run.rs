@@ -137,10 +137,143 @@ fn two_d_scenes_are_drawn_as_they_are() {
     ]);
     let summary = result.expect("runs").summary().expect("summary").clone();
     assert_eq!(summary.steps, 6); // 0.05 s at 1/120 s, rounded up
-    let img = image::open(&summary.picture).expect("PNG");
-    // The 2D tank is 5a x 2.5a: the picture is twice as wide as high, whatever --axis says.
-    let ratio = img.width() as f32 / img.height() as f32;
-    assert!((ratio - 2.0).abs() < 0.15, "{ratio}");
+    let along_y = image::open(&summary.picture).expect("PNG").to_rgb8();
+    // The same run seen along z (the 2D default) gives the same picture.
+    let other = dir.path().join("z");
+    let (result, _) = run(&[
+        "run",
+        arg(&scene),
+        "--duration",
+        "0.05",
+        "--out",
+        arg(&other),
+        "--quiet",
+    ]);
+    let summary = result.expect("runs").summary().expect("summary").clone();
+    let along_z = image::open(&summary.picture).expect("PNG").to_rgb8();
+    assert!(along_y == along_z, "--axis changed a 2D picture");
+}
+
+/// Pixels of `img` inside `[x0, x1) x [y0, y1)` that differ from `background`.
+fn drawn(img: &image::RgbImage, [x0, y0, x1, y1]: [f32; 4], background: [u8; 3]) -> usize {
+    let (x0, y0) = (x0.max(0.0) as u32, y0.max(0.0) as u32);
+    let (x1, y1) = (
+        (x1.max(0.0) as u32).min(img.width()),
+        (y1.max(0.0) as u32).min(img.height()),
+    );
+    (y0..y1)
+        .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+        .filter(|&(x, y)| img.get_pixel(x, y).0 != background)
+        .count()
+}
+
+#[test]
+fn pictures_show_axes_the_time_and_a_colour_bar_from_the_data() {
+    use pbf_cli::{Axis, Frame, Renderer, speed_colour};
+    let solver = pbf_core::scenes::build("dam-break-2d", 400).expect("scene");
+    let renderer = Renderer::new(&solver, Axis::Z, 480);
+    let mut frame = Frame::from_solver(&solver);
+    // Speeds that grow from left to right.
+    for (v, p) in frame.velocities.iter_mut().zip(&frame.positions) {
+        *v = [2.0 * p[0], 0.0, 0.0];
+    }
+    let img = renderer.render(&frame, 1.0);
+    assert_eq!((img.width(), img.height()), renderer.size());
+    let (w, h) = (img.width() as f32, img.height() as f32);
+    let background = img.get_pixel(0, img.height() - 1).0;
+    let [l, t, r, b] = renderer.domain_box();
+    // y tick labels left of the box, x tick labels and title below it, the time above
+    // it on the left, the colour bar right of it.
+    let left = drawn(&img, [0.0, t, l - 2.0, b], background);
+    let below = drawn(&img, [l, b + 2.0, r, h], background);
+    let time = drawn(&img, [0.0, 0.0, w / 4.0, t - 1.0], background);
+    let bar = drawn(&img, [r + 2.0, t, w, b], background);
+    assert!(left > 50, "{left} pixels of y axis labels");
+    assert!(below > 50, "{below} pixels of x axis labels");
+    assert!(time > 30, "{time} pixels of the time");
+    assert!(bar > 500, "{bar} pixels of colour bar");
+    let bar_colours: std::collections::HashSet<[u8; 3]> = (t as u32..b as u32)
+        .flat_map(|y| (r as u32 + 2..w as u32).map(move |x| (x, y)))
+        .map(|(x, y)| img.get_pixel(x, y).0)
+        .collect();
+    assert!(bar_colours.len() > 40, "{} bar colours", bar_colours.len());
+
+    // The slowest particle (left) has the slow end's colour, the fastest the fast end's.
+    let by_x = |a: &usize, b: &usize| frame.positions[*a][0].total_cmp(&frame.positions[*b][0]);
+    let slowest = (0..frame.len()).min_by(by_x).expect("particles");
+    let fastest = (0..frame.len()).max_by(by_x).expect("particles");
+    // The box spans the domain: a particle's pixel maps its x and y into it.
+    let pixel_of = |i: usize| {
+        let p = frame.positions[i];
+        let (lo, hi) = match &solver {
+            pbf_core::scenes::AnySolver::Two(s) => (s.domain().lo(), s.domain().hi()),
+            pbf_core::scenes::AnySolver::Three(_) => unreachable!("a 2D scene"),
+        };
+        let x = l + (p[0] - lo[0]) / (hi[0] - lo[0]) * (r - l);
+        let y = b - (p[1] - lo[1]) / (hi[1] - lo[1]) * (b - t);
+        img.get_pixel(x as u32, y as u32).0
+    };
+    let near =
+        |a: [u8; 3], c: [f32; 3]| (0..3).all(|k| a[k].abs_diff((c[k] * 255.0).round() as u8) <= 3);
+    let range = renderer.colour_range(&frame);
+    let slow = speed_colour(frame.velocities[slowest][0] / range.hi);
+    assert!(
+        near(pixel_of(slowest), slow),
+        "{:?} {slow:?}",
+        pixel_of(slowest)
+    );
+    assert!(
+        near(pixel_of(fastest), speed_colour(1.0)),
+        "{:?}",
+        pixel_of(fastest)
+    );
+    let lum = |p: [u8; 3]| 0.2 * f32::from(p[0]) + 0.7 * f32::from(p[1]) + 0.1 * f32::from(p[2]);
+    assert!(lum(pixel_of(fastest)) > lum(pixel_of(slowest)) + 100.0);
+
+    // Another time changes only the top left; faster speeds everywhere change the
+    // scale stated on the bar and above it, not the particles' colours.
+    let later = renderer.render(&frame, 2.0);
+    let changed = |a: &image::RgbImage, b: &image::RgbImage| -> Vec<(u32, u32)> {
+        a.enumerate_pixels()
+            .filter(|(x, y, p)| b.get_pixel(*x, *y) != *p)
+            .map(|(x, y, _)| (x, y))
+            .collect()
+    };
+    let moved = changed(&img, &later);
+    assert!(!moved.is_empty());
+    assert!(
+        moved
+            .iter()
+            .all(|&(x, y)| (x as f32) < w / 4.0 && (y as f32) < t)
+    );
+    // Doubling is exact in floating point: every particle keeps its place on the map.
+    for v in &mut frame.velocities {
+        v[0] *= 2.0;
+    }
+    let faster = renderer.render(&frame, 1.0);
+    let moved = changed(&img, &faster);
+    assert!(moved.iter().any(|&(x, _)| x as f32 > r), "the bar's labels");
+    assert!(
+        moved.iter().all(|&(x, y)| x as f32 > r || (y as f32) < t),
+        "only the scale changes"
+    );
+}
+
+#[test]
+fn bad_picture_options_are_errors() {
+    let message = usage_message(&["run", "--colour", "pink"]);
+    assert!(message.contains("pink"), "{message}");
+    assert!(
+        message.contains("speed") && message.contains("density"),
+        "{message}"
+    );
+    let message = usage_message(&["run", "--axis", "w"]);
+    assert!(message.contains("x, y, z"), "{message}");
+    let message = usage_message(&["run", "--width", "199"]);
+    assert!(
+        message.contains("must be between 200 and 4096"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -411,7 +544,10 @@ fn range_errors_are_in_words() {
     let message = usage_message(&["run", "--threads", "0"]);
     assert!(message.contains("must be between 1 and 4096"), "{message}");
     let message = usage_message(&["run", "--width", "9"]);
-    assert!(message.contains("must be between 16 and 4096"), "{message}");
+    assert!(
+        message.contains("must be between 200 and 4096"),
+        "{message}"
+    );
     let message = usage_message(&["soak", "--check-every", "0"]);
     assert!(message.contains("must be at least 1"), "{message}");
     let message = usage_message(&["init", "glass", "--particles", "lots"]);

@@ -18,7 +18,7 @@
 use pbf_grid::fuzzing::ByteReader;
 /// The corpus replay of the stable tests, here for `pbf-cli`, which has no `pbf-grid`
 /// dependency of its own.
-pub use pbf_grid::fuzzing::replay_corpus;
+pub use pbf_grid::fuzzing::{SKIPPED, corpus_dir, in_repository, replay_corpus};
 
 use crate::{
     Acceleration, Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, Params,

@@ -64,9 +64,10 @@
 // `boundary`. Tests allow it where they call the unchecked gathers.
 #![deny(unsafe_code)]
 
-/// The README's example, compiled and run as a doc test.
+/// The crate README's example, compiled and run as a doc test (the workspace README
+/// shows the same example: `tests/readme.rs` holds the two equal).
 #[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
+#[doc = include_str!("../README.md")]
 struct ReadmeExample;
 
 mod boundary;

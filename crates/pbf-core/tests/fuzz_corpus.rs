@@ -4,7 +4,8 @@
 //! every submission. Run the fuzzers with `cargo +nightly fuzz run TARGET`.
 
 use pbf_core::fuzzing::{
-    checkpoint_load, checkpoint_loads, checkpoint_seeds, replay_corpus, solver_step,
+    SKIPPED, checkpoint_load, checkpoint_loads, checkpoint_seeds, corpus_dir, in_repository,
+    replay_corpus, solver_step,
 };
 
 #[test]
@@ -27,8 +28,8 @@ fn checkpoint_load_corpus_replays() {
 /// written again: `PBF_WRITE_SEEDS=1 cargo test -p pbf-core --test scenarios seeds`.
 #[test]
 fn checkpoint_seeds_are_in_the_corpus_and_load() {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/checkpoint_load");
+    // A packaged crate has no corpus: the seeds are still checked to load.
+    let dir = corpus_dir(env!("CARGO_MANIFEST_DIR"), "checkpoint_load");
     let write = std::env::var_os("PBF_WRITE_SEEDS").is_some();
     let seeds = checkpoint_seeds();
     assert!(seeds.len() >= 4, "{} seeds", seeds.len());
@@ -36,6 +37,7 @@ fn checkpoint_seeds_are_in_the_corpus_and_load() {
         assert!(checkpoint_loads(&input), "the seed {name} does not load");
         // The harness steps it with its twin (bit 2) and finds the same bits.
         checkpoint_load(&input);
+        let Some(dir) = &dir else { continue };
         let path = dir.join(format!("seed-{name}"));
         if write {
             std::fs::write(&path, &input).expect("the corpus folder is writable");
@@ -53,5 +55,31 @@ fn checkpoint_seeds_are_in_the_corpus_and_load() {
              PBF_WRITE_SEEDS=1 cargo test -p pbf-core --test scenarios seeds",
             path.display()
         );
+    }
+}
+
+/// In the repository checkout (the workspace `Cargo.toml` two folders up) the corpus
+/// is present, so the replays above cannot pass by skipping it; only a packaged crate,
+/// which ships no corpus, skips.
+#[test]
+fn the_corpus_is_found_in_the_repository_checkout() {
+    let manifest = env!("CARGO_MANIFEST_DIR");
+    let root = std::path::Path::new(manifest).join("../..");
+    let workspace = std::fs::read_to_string(root.join("Cargo.toml"))
+        .is_ok_and(|text| text.lines().any(|line| line.trim() == "[workspace]"));
+    assert_eq!(in_repository(manifest), workspace);
+    if workspace {
+        assert!(
+            root.join("fuzz/corpus/solver_step").is_dir(),
+            "the solver_step corpus is missing from the repository"
+        );
+        assert!(corpus_dir(manifest, "solver_step").is_some());
+        assert!(
+            root.join("fuzz/corpus/checkpoint_load").is_dir(),
+            "the checkpoint_load corpus is missing from the repository"
+        );
+        assert!(corpus_dir(manifest, "checkpoint_load").is_some());
+    } else {
+        println!("{}", SKIPPED);
     }
 }

@@ -14,6 +14,7 @@ mod errors;
 mod free_fall;
 mod fuzz_corpus;
 mod properties;
+mod readme;
 mod relaxation;
 mod rest;
 

@@ -18,24 +18,67 @@ use crate::{Grid, GridError, distance2, within};
 /// emptied, and the replay would check nothing.
 pub const MIN_CORPUS_INPUTS: usize = 10;
 
+/// The line a corpus replay prints when it skips because the corpus is absent.
+pub const SKIPPED: &str = "skipped: fuzz corpus not present (packaged crate)";
+
+/// Whether the crate at `manifest_dir` (its `env!("CARGO_MANIFEST_DIR")`) sits in the
+/// repository checkout: two folders up is a `Cargo.toml` with a `[workspace]` table.
+/// A packaged crate (unpacked from its `.crate` file) has no such file above it.
+///
+/// ```
+/// assert!(!pbf_grid::fuzzing::in_repository("/nonexistent/crates/pbf-grid"));
+/// ```
+pub fn in_repository(manifest_dir: &str) -> bool {
+    let root = std::path::Path::new(manifest_dir).join("../../Cargo.toml");
+    std::fs::read_to_string(root)
+        .is_ok_and(|text| text.lines().any(|line| line.trim() == "[workspace]"))
+}
+
+/// The committed corpus folder `fuzz/corpus/TARGET/` of the repository that holds the
+/// crate at `manifest_dir`, or `None` (after printing [`SKIPPED`]) when the folder is
+/// absent outside the repository: a packaged crate does not ship the corpus.
+///
+/// # Panics
+/// When the folder is absent although the crate is in the repository checkout
+/// ([`in_repository`]): there the corpus must be replayed, so a broken path fails
+/// instead of skipping.
+pub fn corpus_dir(manifest_dir: &str, target: &str) -> Option<std::path::PathBuf> {
+    let dir = std::path::Path::new(manifest_dir)
+        .join("../../fuzz/corpus")
+        .join(target);
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        !in_repository(manifest_dir),
+        "{} is missing from the repository checkout",
+        dir.display()
+    );
+    println!("{SKIPPED}");
+    None
+}
+
 /// Replays every file of the committed corpus `fuzz/corpus/TARGET/` through the
 /// target's `harness`, in name order: the stable tests (`tests/fuzz_corpus.rs` of
 /// `pbf-grid`, `pbf-core` and `pbf-cli`, which reaches it as
 /// `pbf_core::fuzzing::replay_corpus`) call it so that CI checks every corpus input,
 /// and every crash turned regression input, on every submission. `manifest_dir` is
-/// the calling crate's `env!("CARGO_MANIFEST_DIR")` (a crate of `crates/`).
+/// the calling crate's `env!("CARGO_MANIFEST_DIR")` (a crate of `crates/`). In a
+/// packaged crate, which has no corpus, it prints [`SKIPPED`] and checks nothing
+/// ([`corpus_dir`]).
 ///
 /// # Panics
-/// When the directory cannot be read, holds fewer than [`MIN_CORPUS_INPUTS`] files,
-/// or an input makes the harness panic (the message names the input).
+/// When the directory cannot be read (or is absent in the repository checkout), holds
+/// fewer than [`MIN_CORPUS_INPUTS`] files, or an input makes the harness panic (the
+/// message names the input).
 pub fn replay_corpus(
     manifest_dir: &str,
     target: &str,
     harness: impl Fn(&[u8]) + std::panic::RefUnwindSafe,
 ) {
-    let dir = std::path::Path::new(manifest_dir)
-        .join("../../fuzz/corpus")
-        .join(target);
+    let Some(dir) = corpus_dir(manifest_dir, target) else {
+        return;
+    };
     let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| entry.expect("directory entry").path())

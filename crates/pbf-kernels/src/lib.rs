@@ -69,6 +69,11 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+/// The README's example, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExample;
+
 mod error;
 mod kernel;
 mod pair;
