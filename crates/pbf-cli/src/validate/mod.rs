@@ -19,6 +19,6 @@ pub use dam_break::{
 pub use incompressibility::{ColumnResult, ColumnSpec, run_column};
 pub use report::{Part, ValidateOptions, ValidationReport, validate};
 pub use stability::{
-    GLASS_HEIGHT, SPACING, StabilityCell, StabilityResult, StabilityTiming, UNSTABLE_SPEED_OVER_H,
-    run_stability_cell, stability_grid,
+    ENERGY_TOLERANCE, GLASS_HEIGHT, MAX_DENSITY_ERROR, MAX_EXTRA_SETTLE, SPACING, StabilityCell,
+    StabilityResult, StabilityTiming, UNSTABLE_SPEED_OVER_H, run_stability_cell, stability_grid,
 };
