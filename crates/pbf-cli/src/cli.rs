@@ -6,6 +6,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::formats::Format;
 use crate::render::{Axis, MIN_WIDTH, Quantity};
+use crate::surface::SurfaceFormat;
 
 /// The name of the environment variable that shortens the default scene's run.
 pub const DEFAULT_STEPS_VAR: &str = "PBF_DEFAULT_STEPS";
@@ -129,7 +130,7 @@ pub struct RunArgs {
     )]
     pub out: PathBuf,
     /// Delete the files an earlier run wrote in the output directory (frames,
-    /// frames.pvd, frames.EXT.series, pictures), then run; without it, a directory that
+    /// frames.pvd, frames.EXT.series, surface meshes, pictures), then run; without it, a directory that
     /// holds frames is an error.
     #[arg(long)]
     pub overwrite: bool,
@@ -137,6 +138,21 @@ pub struct RunArgs {
     /// with frames.EXT.series (and frames.pvd for vtk) listing each frame's time.
     #[arg(long, value_enum)]
     pub format: Option<Format>,
+    /// Reconstruct the fluid's surface at every frame (3D scenes) and write it in this
+    /// format (surface_00000.obj, ...) with splashsurf: particle radius and cube size
+    /// spacing/2, kernel support h, iso-surface 0.6. PLY and VTK carry the velocity and
+    /// density at each vertex.
+    #[arg(long, value_enum)]
+    pub surface: Option<SurfaceFormat>,
+    /// The marching-cubes cell of --surface in metres (default: spacing/2; from
+    /// spacing/10 to h).
+    #[arg(long, value_name = "METRES", requires = "surface", allow_negative_numbers = true, value_parser = positive_metres)]
+    pub surface_cube_size: Option<f64>,
+    /// The iso-surface threshold of --surface, between 0 and 1 (default 0.6): the
+    /// fraction of the interior's colour field where the surface lies; lower grows the
+    /// fluid, higher shrinks it.
+    #[arg(long, value_name = "THRESHOLD", requires = "surface", allow_negative_numbers = true, value_parser = iso_threshold)]
+    pub surface_iso: Option<f64>,
     /// Steps between frames (default: the scene's [run] every, else 1).
     #[arg(long, value_parser = at_least(1u64))]
     pub every: Option<u64>,
@@ -239,6 +255,35 @@ fn whole<T: Whole>(s: &str, min: T, max: Option<T>) -> Result<T, String> {
     }
 }
 
+/// A length in metres: a finite number above 0.
+fn positive_metres(s: &str) -> Result<f64, String> {
+    let x: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of metres"))?;
+    if x.is_finite() && x > 0.0 {
+        Ok(x)
+    } else {
+        Err(format!(
+            "{s} is invalid: it must be a finite length above 0 metres"
+        ))
+    }
+}
+
+/// An iso-surface threshold: a number strictly between 0 and 1 (the colour field is
+/// about 1 inside the fluid and 0 outside, so no surface lies at 0 or 1).
+fn iso_threshold(s: &str) -> Result<f64, String> {
+    let x: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number"))?;
+    if x > 0.0 && x < 1.0 {
+        Ok(x)
+    } else {
+        Err(format!("{s} is invalid: it must be above 0 and below 1"))
+    }
+}
+
 fn parse_duration(s: &str) -> Result<f64, String> {
     let d: f64 = s
         .parse()
@@ -278,5 +323,20 @@ mod tests {
             Err("must be between 1 and 4096".to_owned())
         );
         assert_eq!(threads("4096"), Ok(4096));
+    }
+
+    #[test]
+    fn surface_values_are_checked_in_words() {
+        assert_eq!(positive_metres("0.01"), Ok(0.01));
+        for bad in ["0", "-0.1", "inf", "NaN"] {
+            let e = positive_metres(bad).unwrap_err();
+            assert!(e.contains("above 0 metres"), "{bad}: {e}");
+        }
+        assert!(positive_metres("big").unwrap_err().contains("not a number"));
+        assert_eq!(iso_threshold("0.6"), Ok(0.6));
+        for bad in ["0", "1", "1.5", "-0.2", "NaN"] {
+            let e = iso_threshold(bad).unwrap_err();
+            assert!(e.contains("above 0 and below 1"), "{bad}: {e}");
+        }
     }
 }

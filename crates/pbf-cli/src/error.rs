@@ -124,6 +124,12 @@ pub enum CliError {
         /// How many files of frame series it holds.
         count: usize,
     },
+    /// splashsurf could not reconstruct a frame's surface.
+    #[error("surface reconstruction failed: {message}")]
+    Surface {
+        /// splashsurf's error, with its causes.
+        message: String,
+    },
     /// A file read back for checking does not have the expected content.
     #[error("`{path}` is not a valid {format} particle file: {message}")]
     Format {

@@ -7,6 +7,7 @@
 //! pbf run [SCENE.toml] [--steps N | --duration SECONDS] [-o|--output DIR] [--overwrite]
 //!         [--format vtk|bgeo|ply|csv] [--every K] [--threads T] [-q|--quiet]
 //!         [--render] [--gif] [--axis x|y|z] [--colour speed|density] [--width PX]
+//!         [--surface obj|ply|vtk [--surface-cube-size M] [--surface-iso T]]
 //! pbf scenes                           list the built-in scenes
 //! pbf init NAME [--particles N] [-o|--output FILE] [--force]
 //!                                      write a built-in scene as TOML
@@ -34,6 +35,10 @@
 //!   outlines, axes in metres, the simulated time and a colour bar whose scale comes
 //!   from the data (speed from 0 to the 99th percentile); the frames of one run share
 //!   a scale that only widens, so that colours compare between them.
+//! - `--surface` (3D scenes) reconstructs the fluid's surface at every frame with
+//!   splashsurf and writes `DIR/surface_00000.EXT` ([`surface`]): particle radius and
+//!   marching-cubes cell spacing/2, kernel support h, iso-surface 0.6
+//!   (`--surface-cube-size`, `--surface-iso` override the last two).
 //! - Progress goes to standard error: a bar on a terminal, plain lines otherwise.
 //! - `PBF_DEFAULT_STEPS=N` shortens the built-in default scene to `N` steps when
 //!   neither `--steps` nor `--duration` is given (the tests use it).
@@ -67,6 +72,7 @@ mod series;
 mod simulate;
 mod soak;
 mod spans;
+pub mod surface;
 pub mod validate;
 
 use std::ffi::OsString;
@@ -91,6 +97,7 @@ pub use scene::{DEFAULT_SCENE, RunLength, Scene, SceneFile};
 pub use series::{PVD_FILE_NAME, series_file_name};
 pub use simulate::RunSummary;
 pub use soak::{SoakCheck, SoakOptions, SoakReport, soak};
+use surface::{SurfaceFormat, SurfaceParams};
 
 use cli::{BenchArgs, Cli, Command, InitArgs, RunArgs, SoakArgs, ValidateArgs};
 use simulate::{RunPlan, shown, steps_for};
@@ -240,8 +247,10 @@ fn run_scene(args: RunArgs, out: &mut dyn Write, no_arguments: bool) -> Result<O
             (None, None) => steps_for(1.0, dt),
         },
     };
+    let params = solver_params(&solver);
     let plan = RunPlan {
         scene: name,
+        surface: surface_plan(&args, &params)?,
         solver,
         steps,
         every: args.every.or(scene.every()).unwrap_or(1).max(1),
@@ -290,6 +299,15 @@ fn run_scene(args: RunArgs, out: &mut dyn Write, no_arguments: bool) -> Result<O
                 shown(last)
             );
         }
+        if let (Some(first), Some(last)) = (summary.surfaces.first(), summary.surfaces.last()) {
+            let _ = writeln!(
+                out,
+                "surfaces: {} files, {} .. {}",
+                summary.surfaces.len(),
+                shown(first),
+                shown(last)
+            );
+        }
         if let Some(last) = summary.renders.last() {
             let _ = writeln!(
                 out,
@@ -315,6 +333,84 @@ fn run_scene(args: RunArgs, out: &mut dyn Write, no_arguments: bool) -> Result<O
         }
     }
     Ok(Outcome::Ran(Box::new(summary)))
+}
+
+/// The dimension, rest spacing, kernel radius and rest density of a solver.
+struct SolverFigures {
+    dimension: usize,
+    spacing: f32,
+    h: f32,
+    rest_density: f32,
+}
+
+fn solver_params(solver: &pbf_core::scenes::AnySolver) -> SolverFigures {
+    use pbf_core::scenes::AnySolver;
+    let (dimension, spacing, h, rest_density) = match solver {
+        AnySolver::Two(s) => (
+            2,
+            s.params().spacing(),
+            s.params().kernel_radius(),
+            s.params().rest_density(),
+        ),
+        AnySolver::Three(s) => (
+            3,
+            s.params().spacing(),
+            s.params().kernel_radius(),
+            s.params().rest_density(),
+        ),
+    };
+    SolverFigures {
+        dimension,
+        spacing,
+        h,
+        rest_density,
+    }
+}
+
+/// The surface format and parameters of `--surface` and its overrides, checked against
+/// the scene: a 3D scene, a cube size from spacing/10 (finer cells multiply the
+/// triangles and the memory without adding detail the particles hold) to h (coarser
+/// cells than the kernel miss whole particles).
+fn surface_plan(
+    args: &RunArgs,
+    solver: &SolverFigures,
+) -> Result<Option<(SurfaceFormat, SurfaceParams)>, CliError> {
+    let Some(format) = args.surface else {
+        return Ok(None);
+    };
+    if solver.dimension != 3 {
+        return Err(CliError::InvalidArgument {
+            flag: "--surface",
+            message: format!(
+                "surfaces are reconstructed in 3D scenes only (splashsurf works in 3D), and this scene is {}D",
+                solver.dimension
+            ),
+        });
+    }
+    let mut params = SurfaceParams::for_scene(solver.spacing, solver.h, solver.rest_density);
+    if let Some(cube) = args.surface_cube_size {
+        let (min, max) = (f64::from(solver.spacing) / 10.0, f64::from(solver.h));
+        if cube < min || cube > max {
+            return Err(CliError::InvalidArgument {
+                flag: "--surface-cube-size",
+                message: format!(
+                    "{cube} m is outside the scene's range: it must be from spacing/10 = {} m to the kernel radius h = {} m",
+                    micro(min),
+                    micro(max)
+                ),
+            });
+        }
+        params.cube_size = cube as f32;
+    }
+    if let Some(iso) = args.surface_iso {
+        params.iso = iso as f32;
+    }
+    Ok(Some((format, params)))
+}
+
+/// A length rounded to micrometres for messages (`0.1`, not `0.10000000149011612`).
+fn micro(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
 }
 
 fn list_scenes(out: &mut dyn Write) -> Result<Outcome, CliError> {

@@ -2,6 +2,7 @@
 //! does not mix its frames with an earlier run's.
 //!
 //! A run owns these names in its directory: the frames `frame_NNNNN.{vtk,bgeo,ply,csv,png}`,
+//! the surface meshes `surface_NNNNN.{obj,ply,vtk}`,
 //! the series files `frames.pvd` and `frames.EXT.series` (and their temporary
 //! `.tmp` files), `animation.gif` and `last_frame.png`. Nothing else there is read,
 //! changed or deleted.
@@ -11,6 +12,7 @@ use std::path::{Path, PathBuf};
 use crate::error::CliError;
 use crate::formats::Format;
 use crate::series::{PVD_FILE_NAME, series_file_name};
+use crate::surface::SurfaceFormat;
 
 /// The picture every run writes.
 pub(crate) const LAST_FRAME: &str = "last_frame.png";
@@ -32,11 +34,14 @@ fn owned(name: &str) -> Option<bool> {
         return Some(true);
     }
     let (stem, extension) = name.rsplit_once('.')?;
-    let digits = stem.strip_prefix("frame_")?;
-    let is_frame = digits.len() >= 5
-        && digits.bytes().all(|b| b.is_ascii_digit())
+    let numbered = |digits: &str| digits.len() >= 5 && digits.bytes().all(|b| b.is_ascii_digit());
+    let is_frame = stem.strip_prefix("frame_").is_some_and(numbered)
         && (extension == "png" || extensions.contains(&extension));
-    is_frame.then_some(true)
+    let is_surface = stem.strip_prefix("surface_").is_some_and(numbered)
+        && SurfaceFormat::ALL
+            .iter()
+            .any(|f| f.extension() == extension);
+    (is_frame || is_surface).then_some(true)
 }
 
 /// The files of earlier runs in `dir`, sorted: those of a series of frames, and all of
@@ -114,6 +119,9 @@ mod tests {
             "frame_00000.vtk",
             "frame_123456.csv",
             "frame_00007.png",
+            "surface_00000.obj",
+            "surface_00012.ply",
+            "surface_123456.vtk",
             "frames.pvd",
             "frames.ply.series",
             "frames.vtk.series.tmp",
@@ -125,6 +133,10 @@ mod tests {
         for name in [
             "frame_0001.vtk",
             "frame_00001.obj",
+            "surface_0001.obj",
+            "surface_00001.csv",
+            "surface_00001.png",
+            "my_surface_00001.obj",
             "frame_0000x.vtk",
             "my_frame_00001.vtk",
             "frames.obj.series",
@@ -144,9 +156,10 @@ mod tests {
         prepare(dir.path(), false).expect("a lone last_frame.png is no series");
         write("frame_00000.bgeo");
         write("frames.bgeo.series");
+        write("surface_00000.obj");
         match prepare(dir.path(), false) {
             Err(CliError::OutputExists { dir: d, count, .. }) => {
-                assert_eq!((d.as_path(), count), (dir.path(), 2));
+                assert_eq!((d.as_path(), count), (dir.path(), 3));
             }
             other => panic!("{other:?}"),
         }

@@ -14,6 +14,7 @@ use crate::output::{ANIMATION, LAST_FRAME};
 use crate::progress::{Progress, ProgressMode};
 use crate::render::{Axis, ColourRange, GifWriter, Quantity, Renderer, save_png};
 use crate::series::SeriesWriter;
+use crate::surface::{SurfaceFormat, SurfaceMesh, SurfaceParams, surface_file_name};
 
 /// What a run does.
 pub(crate) struct RunPlan {
@@ -36,6 +37,8 @@ pub(crate) struct RunPlan {
     pub colour: Quantity,
     pub width: u32,
     pub progress: ProgressMode,
+    /// Surface meshes of every frame, in this format with these parameters.
+    pub surface: Option<(SurfaceFormat, SurfaceParams)>,
 }
 
 /// What a run did: the figures of the summary table and the files written.
@@ -81,6 +84,8 @@ pub struct RunSummary {
     pub series: Option<PathBuf>,
     /// The `frames.pvd` collection of VTK frames.
     pub collection: Option<PathBuf>,
+    /// Surface meshes written (`--surface`), in order.
+    pub surfaces: Vec<PathBuf>,
     /// PNG frames written, in order.
     pub renders: Vec<PathBuf>,
     /// The animation, if written.
@@ -196,6 +201,7 @@ pub(crate) fn execute(plan: RunPlan) -> Result<RunSummary, CliError> {
         colour,
         width,
         progress,
+        surface,
     } = plan;
     crate::output::prepare(&out_dir, overwrite)?;
     std::fs::create_dir_all(&out_dir).map_err(|e| CliError::write(&out_dir, e))?;
@@ -232,13 +238,14 @@ pub(crate) fn execute(plan: RunPlan) -> Result<RunSummary, CliError> {
         collection: series
             .as_ref()
             .and_then(|s| s.pvd_path().map(Path::to_path_buf)),
+        surfaces: Vec::new(),
         renders: Vec::new(),
         gif: None,
         picture: out_dir.join(LAST_FRAME),
     };
     let mut outputs =
         |solver: &AnySolver, index: u64, frame: &mut Frame, summary: &mut RunSummary| {
-            if format.is_none() && !render && gif_writer.is_none() {
+            if format.is_none() && surface.is_none() && !render && gif_writer.is_none() {
                 return Ok::<(), CliError>(());
             }
             frame.capture(solver);
@@ -249,6 +256,18 @@ pub(crate) fn execute(plan: RunPlan) -> Result<RunSummary, CliError> {
                 series.push(name, solver.time())?;
                 summary.frames.push(path);
                 summary.frame_times.push(solver.time());
+            }
+            if let Some((surface_format, params)) = &surface {
+                let name = surface_file_name(index, surface_format.extension());
+                let path = out_dir.join(&name);
+                let mesh = SurfaceMesh::reconstruct(frame, params).map_err(|e| match e {
+                    CliError::Surface { message } => CliError::Surface {
+                        message: format!("{name}: {message}"),
+                    },
+                    other => other,
+                })?;
+                mesh.write(*surface_format, &path)?;
+                summary.surfaces.push(path);
             }
             if render || gif_writer.is_some() {
                 let range = renderer.colour_range(frame);
