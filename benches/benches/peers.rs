@@ -31,9 +31,9 @@
 use kiddo::{ImmutableKdTree, SquaredEuclidean};
 use nalgebra::Vector3;
 use pbf_benches::fused_density;
-use pbf_core::{Acceleration, Collider, ColliderKind, Domain, Iterations, Params, Shape, Solver};
 use pbf_grid::{Grid, NeighbourList};
 use pbf_kernels::Kernel;
+use pbf_solver::{Acceleration, Collider, ColliderKind, Domain, Iterations, Params, Shape, Solver};
 use rayon::prelude::*;
 use salva3d::LiquidWorld;
 use salva3d::kernel::{CubicSplineKernel, Kernel as SalvaKernel};

@@ -8,7 +8,7 @@
 //! ```
 //!
 //! With `--keep-lists false` both scenes search at the start of every step
-//! ([`pbf_core::ParamsBuilder::keep_lists`]): the settled 10k sheet otherwise keeps its
+//! ([`pbf_solver::ParamsBuilder::keep_lists`]): the settled 10k sheet otherwise keeps its
 //! lists on most steps, and its steps then do less work a particle-iteration than the
 //! 1M dam break's, which searches every step. The report gives the searches a step of
 //! each side.
@@ -32,8 +32,8 @@
 //! runs; any other filter (as in `cargo bench -p pbf-benches -- 1M`) skips it.
 
 use pbf_benches::{dam_break_3d_with, size_label as label};
-use pbf_core::Backend;
-use pbf_core::scenes::AnySolver;
+use pbf_solver::Backend;
+use pbf_solver::scenes::AnySolver;
 use std::time::Instant;
 
 const USAGE: &str = "usage: scaling [--small 10000] [--large 1000000] [--threads 2] \

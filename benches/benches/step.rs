@@ -16,8 +16,8 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use pbf_benches::{dam_break_3d_with, size_label as label};
-use pbf_core::Backend;
-use pbf_core::scenes::{AnySolver, build};
+use pbf_solver::Backend;
+use pbf_solver::scenes::{AnySolver, build};
 use std::time::Duration;
 
 fn phases(solver: &mut AnySolver, steps: usize) -> String {

@@ -7,7 +7,7 @@ pub mod machine;
 use pbf_grid::{CellRange, Grid};
 use pbf_kernels::{Kernel, LANES, f32x8, norm2_lanes};
 
-/// The library's 3D dam break ([`pbf_core::scenes::dam_break_3d`]) with its
+/// The library's 3D dam break ([`pbf_solver::scenes::dam_break_3d`]) with its
 /// parameters changed by `change`: the same tank and block.
 ///
 /// ```
@@ -17,13 +17,13 @@ use pbf_kernels::{Kernel, LANES, f32x8, norm2_lanes};
 /// ```
 pub fn dam_break_3d_with(
     particles: usize,
-    change: impl FnOnce(pbf_core::ParamsBuilder<3>) -> pbf_core::ParamsBuilder<3>,
-) -> pbf_core::Solver<3> {
-    let plain = pbf_core::scenes::dam_break_3d(particles).expect("scene");
+    change: impl FnOnce(pbf_solver::ParamsBuilder<3>) -> pbf_solver::ParamsBuilder<3>,
+) -> pbf_solver::Solver<3> {
+    let plain = pbf_solver::scenes::dam_break_3d(particles).expect("scene");
     let params = change(plain.params().to_builder()).build().expect("params");
     let (lo, hi) = (plain.domain().lo(), plain.domain().hi());
-    let domain = pbf_core::Domain::new(lo, hi).expect("domain");
-    let mut solver = pbf_core::Solver::new(params, domain).expect("solver");
+    let domain = pbf_solver::Domain::new(lo, hi).expect("domain");
+    let mut solver = pbf_solver::Solver::new(params, domain).expect("solver");
     // The block is the cube `[0, a]^3` in the corner of a tank `a` deep.
     let a = hi[2] - lo[2];
     solver.add_block([0.0; 3], [a; 3], [0.0; 3]).expect("block");

@@ -1,6 +1,6 @@
 #![no_main]
-//! `cargo +nightly fuzz run solver_step`: the harness is `pbf_core::fuzzing::solver_step`, which the
+//! `cargo +nightly fuzz run solver_step`: the harness is `pbf_solver::fuzzing::solver_step`, which the
 //! stable tests also run over every file of `fuzz/corpus/solver_step/`.
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| pbf_core::fuzzing::solver_step(data));
+fuzz_target!(|data: &[u8]| pbf_solver::fuzzing::solver_step(data));

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use pbf_core::scenes;
+use pbf_solver::scenes;
 
 use crate::error::CliError;
 use crate::simulate::{duration, si};
@@ -37,10 +37,10 @@ pub struct BenchReport {
     /// and the solver's eight portable lanes).
     pub simd: &'static str,
     /// The instructions that carry the solver's passes on this CPU, picked at run
-    /// time ([`pbf_core::Backend::instructions`] of the default backend).
+    /// time ([`pbf_solver::Backend::instructions`] of the default backend).
     pub lanes: &'static str,
     /// Particles per instruction in the solver's passes
-    /// ([`pbf_core::Backend::lane_width`]).
+    /// ([`pbf_solver::Backend::lane_width`]).
     pub lane_width: usize,
     /// One thread first, then all threads (when there is more than one).
     pub runs: Vec<BenchRun>,
@@ -108,8 +108,8 @@ pub fn bench(particles: usize, steps: u64) -> Result<BenchReport, CliError> {
         particles: 0,
         steps,
         simd: pbf_kernels::simd_backend(),
-        lanes: pbf_core::Backend::Lanes.instructions(),
-        lane_width: pbf_core::Backend::Lanes.lane_width(),
+        lanes: pbf_solver::Backend::Lanes.instructions(),
+        lane_width: pbf_solver::Backend::Lanes.lane_width(),
         runs: Vec::new(),
     };
     for threads in counts {

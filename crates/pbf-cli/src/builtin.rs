@@ -1,4 +1,4 @@
-//! The built-in scenes of [`pbf_core::scenes`] as scene files, for `pbf init`.
+//! The built-in scenes of [`pbf_solver::scenes`] as scene files, for `pbf init`.
 //!
 //! Parameters, domain and colliders are read off the solver the library builds, so
 //! they match it exactly; the fluid blocks are not stored by the solver, so they are
@@ -8,8 +8,8 @@
 
 use std::fmt::Write as _;
 
-use pbf_core::scenes::{self, AnySolver, SPACING};
-use pbf_core::{Acceleration, Backend, ColliderKind, Iterations, Relaxation, Shape, Solver};
+use pbf_solver::scenes::{self, AnySolver, SPACING};
+use pbf_solver::{Acceleration, Backend, ColliderKind, Iterations, Relaxation, Shape, Solver};
 
 use crate::error::CliError;
 use crate::scene::{
@@ -30,7 +30,7 @@ pub fn default_particles(dimension: usize) -> usize {
 /// `[run]` section of `duration` seconds writing a frame every `every` steps.
 ///
 /// # Errors
-/// [`CliError::UnknownScene`] for a name not in [`pbf_core::scenes::SCENES`];
+/// [`CliError::UnknownScene`] for a name not in [`pbf_solver::scenes::SCENES`];
 /// [`CliError::InvalidArgument`] for a particle count the library rejects.
 ///
 /// ```
@@ -83,7 +83,7 @@ fn side(particles: usize, dimension: u32) -> usize {
 }
 
 /// The fluid blocks of each built-in scene, as `(lo, hi)`, computed as in
-/// `pbf_core::scenes`. Where a block depends on the container, its sizes are read off
+/// `pbf_solver::scenes`. Where a block depends on the container, its sizes are read off
 /// the built scene (exactly the `f32`s the library computed) rather than recomputed.
 fn blocks(name: &str, particles: usize, scene: &AnySolver) -> Vec<(Vec<f32>, Vec<f32>)> {
     let s = SPACING;

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use pbf_core::CoreError;
+use pbf_solver::CoreError;
 
 /// Where in a scene file something went wrong, and what.
 ///

@@ -1,16 +1,16 @@
 //! One frame of particle data, as the writers and the renderer take it.
 
-use pbf_core::Solver;
-use pbf_core::scenes::AnySolver;
+use pbf_solver::Solver;
+use pbf_solver::scenes::AnySolver;
 
 /// Particle data in three dimensions (2D scenes get z = 0), in the solver's order.
 ///
 /// ```
-/// let solver = pbf_core::scenes::build("dam-break-2d", 200)?;
+/// let solver = pbf_solver::scenes::build("dam-break-2d", 200)?;
 /// let frame = pbf_cli::Frame::from_solver(&solver);
 /// assert_eq!(frame.len(), solver.len());
 /// assert!(frame.positions.iter().all(|p| p[2] == 0.0));
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Frame {
@@ -28,9 +28,9 @@ impl Frame {
     /// A frame of the solver's current state.
     ///
     /// ```
-    /// let s = pbf_core::scenes::build("dam-break", 1000)?;
+    /// let s = pbf_solver::scenes::build("dam-break", 1000)?;
     /// assert_eq!(pbf_cli::Frame::from_solver(&s).densities.len(), 1000);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn from_solver(solver: &AnySolver) -> Self {
         let mut f = Self::default();
@@ -41,12 +41,12 @@ impl Frame {
     /// Replaces the content with the solver's current state, reusing the buffers.
     ///
     /// ```
-    /// let mut s = pbf_core::scenes::build("dam-break", 1000)?;
+    /// let mut s = pbf_solver::scenes::build("dam-break", 1000)?;
     /// let mut frame = pbf_cli::Frame::default();
     /// s.step()?;
     /// frame.capture(&s);
     /// assert_eq!(frame.len(), 1000);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn capture(&mut self, solver: &AnySolver) {
         match solver {

@@ -9,7 +9,7 @@
 //! inside the domain.
 
 use crate::{CliError, Scene};
-use pbf_core::scenes::AnySolver;
+use pbf_solver::scenes::AnySolver;
 
 /// The most particles a scene's blocks may make for the harness to build it.
 pub const MAX_PARTICLES: f64 = 2000.0;
@@ -61,7 +61,9 @@ pub fn scene_parse(data: &[u8]) {
     for _ in 0..3 {
         match solver.step() {
             Ok(_) => {}
-            Err(pbf_core::CoreError::Diverged { .. } | pbf_core::CoreError::Collapsed { .. }) => {
+            Err(
+                pbf_solver::CoreError::Diverged { .. } | pbf_solver::CoreError::Collapsed { .. },
+            ) => {
                 return;
             }
             Err(e) => panic!("step gave {e:?}"),
@@ -73,7 +75,7 @@ pub fn scene_parse(data: &[u8]) {
     }
 }
 
-fn check<const D: usize>(s: &pbf_core::Solver<D>) {
+fn check<const D: usize>(s: &pbf_solver::Solver<D>) {
     for i in 0..s.len() {
         let p: [f32; D] = core::array::from_fn(|a| s.positions()[a][i]);
         assert!(

@@ -343,8 +343,8 @@ struct SolverFigures {
     rest_density: f32,
 }
 
-fn solver_params(solver: &pbf_core::scenes::AnySolver) -> SolverFigures {
-    use pbf_core::scenes::AnySolver;
+fn solver_params(solver: &pbf_solver::scenes::AnySolver) -> SolverFigures {
+    use pbf_solver::scenes::AnySolver;
     let (dimension, spacing, h, rest_density) = match solver {
         AnySolver::Two(s) => (
             2,
@@ -415,7 +415,7 @@ fn micro(x: f64) -> f64 {
 
 fn list_scenes(out: &mut dyn Write) -> Result<Outcome, CliError> {
     let _ = writeln!(out, "built-in scenes (`pbf init NAME` writes one as TOML):");
-    for s in pbf_core::scenes::SCENES {
+    for s in pbf_solver::scenes::SCENES {
         let _ = writeln!(out, "  {:<18} {}D  {}", s.name, s.dimension, s.description);
     }
     let _ = writeln!(
@@ -426,7 +426,7 @@ fn list_scenes(out: &mut dyn Write) -> Result<Outcome, CliError> {
 }
 
 fn init(args: InitArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
-    let info = pbf_core::scenes::SCENES
+    let info = pbf_solver::scenes::SCENES
         .iter()
         .find(|s| s.name == args.name)
         .ok_or_else(|| CliError::UnknownScene {
@@ -448,7 +448,7 @@ fn init(args: InitArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
             message: "the file exists (use --force to overwrite it)".into(),
         });
     }
-    let built = pbf_core::scenes::build(info.name, particles)?;
+    let built = pbf_solver::scenes::build(info.name, particles)?;
     let title = format!(
         "pbf scene `{}` ({}D, {} particles): {}.",
         info.name,

@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
 use image::codecs::gif::{GifEncoder, Repeat};
 use image::{Delay, RgbImage};
-use pbf_core::Solver;
-use pbf_core::scenes::AnySolver;
+use pbf_solver::Solver;
+use pbf_solver::scenes::AnySolver;
 use tiny_skia::{
     Color, FillRule, GradientStop, LinearGradient, Mask, Paint, PathBuilder, Pixmap, Point,
     RadialGradient, Rect, Shader, SpreadMode, Stroke, Transform,
@@ -160,11 +160,11 @@ enum Align {
 /// Draws frames of one scene at a fixed size and scale.
 ///
 /// ```
-/// let solver = pbf_core::scenes::build("dam-break-2d", 200)?;
+/// let solver = pbf_solver::scenes::build("dam-break-2d", 200)?;
 /// let renderer = pbf_cli::Renderer::new(&solver, pbf_cli::Axis::Z, 320);
 /// let image = renderer.render(&pbf_cli::Frame::from_solver(&solver), solver.time());
 /// assert_eq!(image.width(), 320);
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 pub struct Renderer {
     dimension: usize,
@@ -239,10 +239,10 @@ impl Renderer {
     /// picks another quantity).
     ///
     /// ```
-    /// let s = pbf_core::scenes::build("dam-break", 1000)?;
+    /// let s = pbf_solver::scenes::build("dam-break", 1000)?;
     /// let r = pbf_cli::Renderer::new(&s, pbf_cli::Axis::Y, 300);
     /// assert_eq!(r.size().0, 300);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn new(solver: &AnySolver, axis: Axis, width: u32) -> Self {
         match solver {
@@ -255,11 +255,11 @@ impl Renderer {
     ///
     /// ```
     /// use pbf_cli::{Axis, Frame, Quantity, Renderer};
-    /// let s = pbf_core::scenes::build("dam-break-2d", 200)?;
+    /// let s = pbf_solver::scenes::build("dam-break-2d", 200)?;
     /// let r = Renderer::new(&s, Axis::Z, 300).with_quantity(Quantity::Density);
     /// let range = r.colour_range(&Frame::from_solver(&s));
     /// assert!(range.lo < range.hi && range.lo > 0.0);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn with_quantity(mut self, quantity: Quantity) -> Self {
         self.quantity = quantity;
@@ -354,10 +354,10 @@ impl Renderer {
     /// `(width, height)` in pixels.
     ///
     /// ```
-    /// let s = pbf_core::scenes::build("block-at-rest-2d", 100)?;
+    /// let s = pbf_solver::scenes::build("block-at-rest-2d", 100)?;
     /// let (w, h) = pbf_cli::Renderer::new(&s, pbf_cli::Axis::Z, 300).size();
     /// assert!(w == 300 && h > 300); // the box is twice as high as wide
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn size(&self) -> (u32, u32) {
         (self.width, self.height)
@@ -366,11 +366,11 @@ impl Renderer {
     /// The domain's box in pixels: `[left, top, right, bottom]`.
     ///
     /// ```
-    /// let s = pbf_core::scenes::build("dam-break-2d", 200)?;
+    /// let s = pbf_solver::scenes::build("dam-break-2d", 200)?;
     /// let r = pbf_cli::Renderer::new(&s, pbf_cli::Axis::Z, 640);
     /// let [l, t, rt, b] = r.domain_box();
     /// assert!(0.0 < l && l < rt && rt < 640.0 && 0.0 < t && t < b);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn domain_box(&self) -> [f32; 4] {
         self.frame_box
@@ -557,7 +557,7 @@ impl Renderer {
     ///
     /// ```
     /// use pbf_cli::{Axis, Frame, Renderer};
-    /// let s = pbf_core::scenes::build("dam-break-2d", 200)?;
+    /// let s = pbf_solver::scenes::build("dam-break-2d", 200)?;
     /// let r = Renderer::new(&s, Axis::Z, 300);
     /// let mut frame = Frame::from_solver(&s);
     /// for (i, v) in frame.velocities.iter_mut().enumerate() {
@@ -566,7 +566,7 @@ impl Renderer {
     /// let range = r.colour_range(&frame);
     /// assert_eq!(range.lo, 0.0);
     /// assert!(range.hi > 1.0 && range.hi < frame.len() as f32 / 100.0);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn colour_range(&self, frame: &Frame) -> ColourRange {
         let mut values: Vec<f32> = (0..frame.len())
@@ -600,11 +600,11 @@ impl Renderer {
     /// [`Renderer::colour_range`].
     ///
     /// ```
-    /// let s = pbf_core::scenes::build("dam-break", 1000)?;
+    /// let s = pbf_solver::scenes::build("dam-break", 1000)?;
     /// let r = pbf_cli::Renderer::new(&s, pbf_cli::Axis::Z, 320);
     /// let img = r.render(&pbf_cli::Frame::from_solver(&s), 0.0);
     /// assert_eq!((img.width(), img.height()), r.size());
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn render(&self, frame: &Frame, time: f64) -> RgbImage {
         self.render_with(frame, time, self.colour_range(frame))
@@ -615,12 +615,12 @@ impl Renderer {
     ///
     /// ```
     /// use pbf_cli::{ColourRange, Frame, RangeBasis, Renderer};
-    /// let s = pbf_core::scenes::build("dam-break-2d", 200)?;
+    /// let s = pbf_solver::scenes::build("dam-break-2d", 200)?;
     /// let r = Renderer::new(&s, pbf_cli::Axis::Z, 320);
     /// let range = ColourRange { lo: 0.0, hi: 2.0, basis: RangeBasis::RunSoFar };
     /// let img = r.render_with(&Frame::from_solver(&s), 0.5, range);
     /// assert_eq!(img.width(), 320);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn render_with(&self, frame: &Frame, time: f64, range: ColourRange) -> RgbImage {
         let mut pix = self.background.clone();
@@ -1165,7 +1165,7 @@ mod tests {
 
     #[test]
     fn particles_are_drawn_where_they_are() {
-        let solver = pbf_core::scenes::build("block-at-rest-2d", 100).expect("scene");
+        let solver = pbf_solver::scenes::build("block-at-rest-2d", 100).expect("scene");
         let r = Renderer::new(&solver, Axis::Z, 400);
         let frame = Frame {
             positions: vec![[0.25, 0.25, 0.0]],
@@ -1187,7 +1187,7 @@ mod tests {
 
     #[test]
     fn each_axis_sees_the_domain_from_its_side() {
-        let s = pbf_core::scenes::build("dam-break", 1000).expect("scene");
+        let s = pbf_solver::scenes::build("dam-break", 1000).expect("scene");
         // The tank is 4a x 1.5a x a.
         let aspect = |axis| {
             let [l, t, r, b] = Renderer::new(&s, axis, 800).domain_box();
@@ -1200,11 +1200,11 @@ mod tests {
 
     #[test]
     fn tall_scenes_fit_in_four_widths() {
-        let tall = pbf_core::Solver::new(
-            pbf_core::Params::<2>::builder(0.05)
+        let tall = pbf_solver::Solver::new(
+            pbf_solver::Params::<2>::builder(0.05)
                 .build()
                 .expect("params"),
-            pbf_core::Domain::new([0.0; 2], [1.0, 20.0]).expect("domain"),
+            pbf_solver::Domain::new([0.0; 2], [1.0, 20.0]).expect("domain"),
         )
         .expect("solver");
         let r = Renderer::new(&AnySolver::Two(tall), Axis::Z, 300);
@@ -1216,7 +1216,7 @@ mod tests {
 
     #[test]
     fn colliders_show_in_cross_section_with_an_outline() {
-        let s = pbf_core::scenes::build("glass-2d", 500).expect("scene");
+        let s = pbf_solver::scenes::build("glass-2d", 500).expect("scene");
         let r = Renderer::new(&s, Axis::Z, 300);
         let solid = r
             .background

@@ -59,8 +59,8 @@
 
 use std::path::{Path, PathBuf};
 
-use pbf_core::scenes::AnySolver;
-use pbf_core::{
+use pbf_solver::scenes::AnySolver;
+use pbf_solver::{
     Acceleration, Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, Params,
     Relaxation, Shape, Solver,
 };
@@ -107,7 +107,7 @@ pub struct SceneFile {
 }
 
 /// `[solver]`: every field but `spacing` is optional and defaults as in
-/// [`pbf_core::Params::builder`].
+/// [`pbf_solver::Params::builder`].
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(missing_docs)] // The fields are the builder's, documented there.
@@ -137,7 +137,7 @@ pub struct SolverSpec {
 }
 
 /// `adaptive = { max_density_error_percent, min, max }`: see
-/// [`pbf_core::Iterations::Adaptive`].
+/// [`pbf_solver::Iterations::Adaptive`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(missing_docs)]
@@ -148,7 +148,7 @@ pub struct AdaptiveSpec {
 }
 
 /// `relaxation = "auto"` or a number: the Jacobi relaxation of the constraint passes,
-/// [`pbf_core::Relaxation`] (the library checks that a number is in `(0, 1]`).
+/// [`pbf_solver::Relaxation`] (the library checks that a number is in `(0, 1]`).
 ///
 /// ```
 /// use pbf_cli::scene::RelaxationSpec;
@@ -162,9 +162,9 @@ pub struct AdaptiveSpec {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum RelaxationSpec {
-    /// `"auto"`: [`pbf_core::Relaxation::Auto`].
+    /// `"auto"`: [`pbf_solver::Relaxation::Auto`].
     Auto,
-    /// A number: [`pbf_core::Relaxation::Fixed`].
+    /// A number: [`pbf_solver::Relaxation::Fixed`].
     Fixed(f64),
 }
 
@@ -189,7 +189,7 @@ impl<'de> Deserialize<'de> for RelaxationSpec {
 }
 
 /// `xsph_period = "step"` or a number of seconds: the time over which `xsph_c` blends,
-/// [`pbf_core::ParamsBuilder::xsph_period`] (the library checks that a number is finite
+/// [`pbf_solver::ParamsBuilder::xsph_period`] (the library checks that a number is finite
 /// and positive).
 ///
 /// ```
@@ -277,7 +277,7 @@ pub enum BackendName {
     Scalar,
 }
 
-/// `acceleration = "none" | "chebyshev"`: [`pbf_core::Acceleration`].
+/// `acceleration = "none" | "chebyshev"`: [`pbf_solver::Acceleration`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AccelerationName {
@@ -333,7 +333,7 @@ impl ShapeName {
     }
 }
 
-/// `[[collider]]`: a shape with the fields it takes (see [`pbf_core::Shape`]), an
+/// `[[collider]]`: a shape with the fields it takes (see [`pbf_solver::Shape`]), an
 /// optional `container` making it hollow, friction and restitution.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -388,7 +388,7 @@ impl ColliderSpec {
     }
 }
 
-/// `container = { wall_thickness, open_top }`: see [`pbf_core::ColliderKind::Container`].
+/// `container = { wall_thickness, open_top }`: see [`pbf_solver::ColliderKind::Container`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(missing_docs)]
@@ -408,7 +408,7 @@ pub struct BlockSpec {
     pub velocity: Option<Vec<f64>>,
 }
 
-/// `[[emitter]]`: see [`pbf_core::Emitter::new`]; `start` defaults to 0.
+/// `[[emitter]]`: see [`pbf_solver::Emitter::new`]; `start` defaults to 0.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(missing_docs)]
@@ -572,7 +572,7 @@ impl Scene {
     }
 
     /// Checks that the scene has fluid to simulate: at least one `[[block]]` (a block
-    /// always holds particles: pbf-core rejects one too small for the spacing) or one
+    /// always holds particles: pbf-solver rejects one too small for the spacing) or one
     /// `[[emitter]]`.
     ///
     /// # Errors
@@ -748,7 +748,7 @@ impl Scene {
     /// blocks and emitters.
     ///
     /// # Errors
-    /// [`CliError::Scene`] at the offending key when pbf-core rejects a value (a
+    /// [`CliError::Scene`] at the offending key when pbf-solver rejects a value (a
     /// negative radius, a block outside the domain, ...).
     ///
     /// ```
@@ -926,7 +926,7 @@ impl Scene {
         Ok(solver)
     }
 
-    /// Maps an error of pbf-core back to the key it concerns.
+    /// Maps an error of pbf-solver back to the key it concerns.
     fn core_error(&self, e: CoreError, context: Context) -> CliError {
         let root = KeyPath::root();
         let solver = root.key("solver");
@@ -1006,7 +1006,7 @@ impl Scene {
     }
 }
 
-/// What was being built when pbf-core returned an error.
+/// What was being built when pbf-solver returned an error.
 #[derive(Debug, Clone, Copy)]
 enum Context {
     Solver,
@@ -1020,7 +1020,7 @@ fn invalid(value: f64, reason: &str) -> String {
     if value.is_nan() {
         reason.to_owned()
     } else {
-        // pbf-core reports f32 values widened to f64: print the f32.
+        // pbf-solver reports f32 values widened to f64: print the f32.
         format!("{} is invalid: {reason}", value as f32)
     }
 }

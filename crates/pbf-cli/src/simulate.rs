@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use pbf_core::scenes::AnySolver;
+use pbf_solver::scenes::AnySolver;
 
 use crate::error::CliError;
 use crate::formats::{Format, frame_file_name};

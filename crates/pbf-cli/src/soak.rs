@@ -3,7 +3,7 @@
 //!
 //! Each check looks at every particle and at the last step's statistics:
 //! - every position and velocity is finite (a step that produces a non-finite
-//!   velocity already fails with [`CoreError::Diverged`](pbf_core::CoreError::Diverged));
+//!   velocity already fails with [`CoreError::Diverged`](pbf_solver::CoreError::Diverged));
 //! - every particle lies inside the domain;
 //! - the mean specific mechanical energy (kinetic plus potential energy per unit mass,
 //!   the potential measured from the domain wall gravity points at, so it is never
@@ -19,8 +19,8 @@
 
 use std::io::Write;
 
-use pbf_core::Solver;
-use pbf_core::scenes::AnySolver;
+use pbf_solver::Solver;
+use pbf_solver::scenes::AnySolver;
 
 use crate::CliError;
 
@@ -128,7 +128,7 @@ pub fn soak(options: &SoakOptions, out: &mut dyn Write) -> Result<SoakReport, Cl
             return bad(flag, format!("{v} must be >= 0 and finite"));
         }
     }
-    let solver = pbf_core::scenes::build(&options.scene, options.particles).map_err(|e| {
+    let solver = pbf_solver::scenes::build(&options.scene, options.particles).map_err(|e| {
         CliError::InvalidArgument {
             flag: "--scene",
             message: format!("`{}`: {e}", options.scene),
@@ -219,7 +219,7 @@ fn soak_in<const D: usize>(
     while step < options.steps {
         // The steps up to the next check, inside the pool.
         let next = (step + options.check_every).min(options.steps);
-        let mut run = || -> Result<(), pbf_core::CoreError> {
+        let mut run = || -> Result<(), pbf_solver::CoreError> {
             for _ in step..next {
                 s.step()?;
             }
@@ -328,8 +328,8 @@ mod tests {
 
     #[test]
     fn energy_is_kinetic_plus_potential_from_the_floor() {
-        let params = pbf_core::Params::<2>::builder(0.1).build().unwrap();
-        let domain = pbf_core::Domain::new([0.0, -1.0], [1.0, 1.0]).unwrap();
+        let params = pbf_solver::Params::<2>::builder(0.1).build().unwrap();
+        let domain = pbf_solver::Domain::new([0.0, -1.0], [1.0, 1.0]).unwrap();
         let mut s = Solver::new(params, domain).unwrap();
         s.add_particles(&[[0.5, 0.0], [0.5, 1.0]], Some(&[[3.0, 4.0], [0.0, 0.0]]))
             .unwrap();

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use common::{arg, run};
 use pbf_cli::{CliError, Format, Frame, RunSummary, Scene, frame_file_name};
-use pbf_core::Solver;
-use pbf_core::scenes::AnySolver;
+use pbf_solver::Solver;
+use pbf_solver::scenes::AnySolver;
 
 /// One particle as the solver holds it, padded to 3D (z = 0 in 2D).
 #[derive(Debug, Clone, PartialEq)]

@@ -4,7 +4,7 @@
 //! submission. Run the fuzzer with `cargo +nightly fuzz run scene_parse`.
 
 use pbf_cli::fuzzing::scene_parse;
-use pbf_core::fuzzing::{SKIPPED, corpus_dir, in_repository, replay_corpus};
+use pbf_solver::fuzzing::{SKIPPED, corpus_dir, in_repository, replay_corpus};
 
 #[test]
 fn scene_parse_corpus_replays() {

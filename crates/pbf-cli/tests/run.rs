@@ -170,7 +170,7 @@ fn drawn(img: &image::RgbImage, [x0, y0, x1, y1]: [f32; 4], background: [u8; 3])
 #[test]
 fn pictures_show_axes_the_time_and_a_colour_bar_from_the_data() {
     use pbf_cli::{Axis, Frame, Renderer, speed_colour};
-    let solver = pbf_core::scenes::build("dam-break-2d", 400).expect("scene");
+    let solver = pbf_solver::scenes::build("dam-break-2d", 400).expect("scene");
     let renderer = Renderer::new(&solver, Axis::Z, 480);
     let mut frame = Frame::from_solver(&solver);
     // Speeds that grow from left to right.
@@ -206,8 +206,8 @@ fn pictures_show_axes_the_time_and_a_colour_bar_from_the_data() {
     let pixel_of = |i: usize| {
         let p = frame.positions[i];
         let (lo, hi) = match &solver {
-            pbf_core::scenes::AnySolver::Two(s) => (s.domain().lo(), s.domain().hi()),
-            pbf_core::scenes::AnySolver::Three(_) => unreachable!("a 2D scene"),
+            pbf_solver::scenes::AnySolver::Two(s) => (s.domain().lo(), s.domain().hi()),
+            pbf_solver::scenes::AnySolver::Three(_) => unreachable!("a 2D scene"),
         };
         let x = l + (p[0] - lo[0]) / (hi[0] - lo[0]) * (r - l);
         let y = b - (p[1] - lo[1]) / (hi[1] - lo[1]) * (b - t);
@@ -388,7 +388,7 @@ fn bench_reports_one_and_all_threads() {
         "{printed}"
     );
     // The passes' lanes as the solver picks them on this CPU.
-    assert_eq!(report.lanes, pbf_core::Backend::Lanes.instructions());
+    assert_eq!(report.lanes, pbf_solver::Backend::Lanes.instructions());
     assert!(
         printed.contains(&format!("{} lanes of {}", report.lane_width, report.lanes)),
         "{printed}"

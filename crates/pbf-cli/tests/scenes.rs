@@ -5,7 +5,7 @@ mod common;
 
 use common::{arg, assert_same, run};
 use pbf_cli::{CliError, Outcome, Scene, SceneError};
-use pbf_core::scenes;
+use pbf_solver::scenes;
 
 /// The particle count of each `init` round trip: small, so the steps are quick.
 const PARTICLES: usize = 600;
@@ -56,7 +56,7 @@ fn the_embedded_default_is_the_library_dam_break() {
     assert_eq!(
         scene.file,
         expected,
-        "scenes/default.toml is out of date with pbf-core's dam break: regenerate it with \
+        "scenes/default.toml is out of date with pbf-solver's dam break: regenerate it with \
          `pbf init dam-break --particles {} -o crates/pbf-cli/scenes/default.toml --force` \
          and restore its header and [run] section",
         solver.len()
@@ -327,7 +327,7 @@ fn solver_parameters_are_mapped_back_to_their_keys() {
 }
 
 /// The Jacobi relaxation the scene's solver resolved (3D scenes).
-fn relaxation_of(text: &str) -> (pbf_core::Relaxation, f32) {
+fn relaxation_of(text: &str) -> (pbf_solver::Relaxation, f32) {
     match Scene::parse(text, "r.toml").expect("parses").build() {
         Ok(scenes::AnySolver::Three(s)) => (s.params().relaxation(), s.relaxation()),
         other => panic!("{other:?}"),
@@ -336,7 +336,7 @@ fn relaxation_of(text: &str) -> (pbf_core::Relaxation, f32) {
 
 #[test]
 fn relaxation_takes_auto_or_a_number_and_bad_values_are_positioned() {
-    use pbf_core::Relaxation;
+    use pbf_solver::Relaxation;
     let with = |value: &str| {
         GOOD.replace(
             "time_step = 0.01",
@@ -356,7 +356,7 @@ fn relaxation_takes_auto_or_a_number_and_bad_values_are_positioned() {
         assert_eq!(e.line, position(&text, "relaxation").0, "{e}");
         assert!(e.message.contains("\"auto\" or a number in (0, 1]"), "{e}");
     }
-    // Out of range: pbf-core's error, mapped back to the key, at the value.
+    // Out of range: pbf-solver's error, mapped back to the key, at the value.
     for bad in ["1.5", "0", "-0.3", "nan", "inf"] {
         let text = with(bad);
         let e = scene_error(&text);
@@ -384,7 +384,7 @@ fn a_fixed_relaxation_survives_the_toml_writer() {
     assert_eq!(scene.file, file);
     assert_eq!(
         relaxation_of(&text),
-        (pbf_core::Relaxation::Fixed(0.75), 0.75)
+        (pbf_solver::Relaxation::Fixed(0.75), 0.75)
     );
 }
 
@@ -434,7 +434,10 @@ fn chebyshev_acceleration_is_a_key_and_its_conflicts_are_positioned() {
     let text = with("acceleration = \"chebyshev\"");
     match Scene::parse(&text, "c.toml").expect("parses").build() {
         Ok(scenes::AnySolver::Three(s)) => {
-            assert_eq!(s.params().acceleration(), pbf_core::Acceleration::Chebyshev)
+            assert_eq!(
+                s.params().acceleration(),
+                pbf_solver::Acceleration::Chebyshev
+            )
         }
         other => panic!("{other:?}"),
     }
@@ -598,7 +601,7 @@ fn the_binary_reports_errors_with_a_non_zero_exit() {
 #[test]
 fn every_backend_name_builds_its_backend_and_survives_the_toml_writer() {
     use pbf_cli::scene::BackendName;
-    use pbf_core::Backend;
+    use pbf_solver::Backend;
     for (name, word, backend) in [
         (BackendName::Lanes, "lanes", Backend::Lanes),
         (BackendName::Lanes8, "lanes8", Backend::Lanes8),

@@ -191,14 +191,14 @@ fn pbf_validate_writes_the_document_and_its_plots() {
 /// the glass's inner radius (or half-width in 2D) and above its floor, and from one
 /// second on (once the block, which starts with its middle at the rim, has fallen in)
 /// below its rim: nothing leaves the glass.
-fn stays_in_the_glass<const D: usize>(mut s: pbf_core::Solver<D>, seconds: f64) {
+fn stays_in_the_glass<const D: usize>(mut s: pbf_solver::Solver<D>, seconds: f64) {
     let (centre, half_width, floor, rim) = match *s.colliders()[0].shape() {
-        pbf_core::Shape::Cylinder {
+        pbf_solver::Shape::Cylinder {
             base,
             radius,
             height,
         } => (base, radius, base[1], base[1] + height),
-        pbf_core::Shape::Box {
+        pbf_solver::Shape::Box {
             center,
             half_extents,
         } => {
@@ -241,5 +241,5 @@ fn stays_in_the_glass<const D: usize>(mut s: pbf_core::Solver<D>, seconds: f64) 
 /// over the rim within the first two seconds.)
 #[test]
 fn nothing_leaves_the_built_in_3d_glass_in_five_seconds() {
-    stays_in_the_glass(pbf_core::scenes::glass_3d(1000).unwrap(), 5.0);
+    stays_in_the_glass(pbf_solver::scenes::glass_3d(1000).unwrap(), 5.0);
 }

@@ -60,8 +60,8 @@ pub fn corpus_dir(manifest_dir: &str, target: &str) -> Option<std::path::PathBuf
 
 /// Replays every file of the committed corpus `fuzz/corpus/TARGET/` through the
 /// target's `harness`, in name order: the stable tests (`tests/fuzz_corpus.rs` of
-/// `pbf-grid`, `pbf-core` and `pbf-cli`, which reaches it as
-/// `pbf_core::fuzzing::replay_corpus`) call it so that CI checks every corpus input,
+/// `pbf-grid`, `pbf-solver` and `pbf-cli`, which reaches it as
+/// `pbf_solver::fuzzing::replay_corpus`) call it so that CI checks every corpus input,
 /// and every crash turned regression input, on every submission. `manifest_dir` is
 /// the calling crate's `env!("CARGO_MANIFEST_DIR")` (a crate of `crates/`). In a
 /// packaged crate, which has no corpus, it prints [`SKIPPED`] and checks nothing

@@ -5,7 +5,7 @@
 //!   specification;
 //! - a **lane version**, generic over [`SimdF32`] and used here on [`f32x8`] (eight
 //!   pairs in structure-of-arrays form: lanes of offsets in, lanes of contributions
-//!   out; `pbf-core` runs the same formulas on sixteen AVX-512 lanes), masked so that
+//!   out; `pbf-solver` runs the same formulas on sixteen AVX-512 lanes), masked so that
 //!   lanes outside the support (`r^2 >= h^2`) and, for gradients, at `r = 0` are
 //!   exactly zero.
 //!

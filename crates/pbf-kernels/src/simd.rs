@@ -1,5 +1,5 @@
 //! The operations the lane versions of the kernels are written in, so that one formula
-//! serves every vector width: [`f32x8`] here, and wider types elsewhere (`pbf-core`
+//! serves every vector width: [`f32x8`] here, and wider types elsewhere (`pbf-solver`
 //! implements it for sixteen AVX-512 lanes, picked at run time).
 
 use core::ops::{Add, AddAssign, BitAnd, Div, Mul, MulAssign, Neg, Sub};

@@ -9,7 +9,7 @@
 //! | `ply` | ply-rs-bw | binary little endian, element `vertex` with `float x y z vx vy vz density` and `int id`: Blender and MeshLab read it |
 //! | `csv` | (std) | header `id,x,y,z,vx,vy,vz,density`, shortest round-trip decimals |
 //!
-//! Every format carries the particle's stable id (the solver's [`ids`](pbf_core::Solver::ids)),
+//! Every format carries the particle's stable id (the solver's [`ids`](pbf_solver::Solver::ids)),
 //! its velocity and its density; 2D scenes are written with z = 0. The binary formats
 //! store ids as 32-bit signed integers, the widest integer every reader of them takes;
 //! a frame with a larger id is a write error, not a wrapped id.

@@ -1,7 +1,7 @@
 //! Conservation and scale: energy in a closed box without forcing, linear momentum
 //! without walls and gravity, and one scene at three scales.
 
-use pbf_core::{CoreError, Domain, Iterations, Params, Solver};
+use pbf_solver::{CoreError, Domain, Iterations, Params, Solver};
 
 use super::dam_break::{DamBreakSpec, run_dam_break};
 use super::stability::SPACING;
@@ -15,7 +15,7 @@ use super::stability::SPACING;
 /// let e = pbf_cli::validate::energy_in_a_closed_box(2, 6, 4, 0.1, 0.3)?;
 /// assert!(e.largest_rise >= 0.0);
 /// assert!(e.points.len() > 10);
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct EnergyTrace {
@@ -133,7 +133,7 @@ fn energy<const D: usize>(
 /// ```
 /// let m = pbf_cli::validate::momentum_without_walls(2, 5, 0.2, 0.1)?;
 /// assert!(m.largest_drift < 1e-3);
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct MomentumTrace {
@@ -237,7 +237,7 @@ fn momentum<const D: usize>(
 /// let r = pbf_cli::validate::scale_invariance(6, 0.5, &[0.01, 1.0])?;
 /// assert_eq!(r.curves.len(), 2);
 /// assert!(r.largest_difference < 1e-2);
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScaleInvariance {

@@ -2,7 +2,7 @@
 //! height `2a` released against a wall; the surge front's distance from that wall,
 //! `Z = z / a`, against `T = t sqrt(2 g / a)`, beside the published points.
 
-use pbf_core::{CoreError, Domain, Iterations, Params, Solver};
+use pbf_solver::{CoreError, Domain, Iterations, Params, Solver};
 
 use super::stability::SPACING;
 
@@ -101,7 +101,7 @@ impl DamBreakSpec {
 /// assert_eq!(c.particles, 128);
 /// assert!((c.points[0].1 - 1.0).abs() < 1e-6); // the front starts at the column's side
 /// assert!(c.points.last().unwrap().1 > 1.0);
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct FrontCurve {

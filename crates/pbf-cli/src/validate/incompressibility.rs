@@ -2,7 +2,7 @@
 //! error against the number of constraint iterations, the adaptive mode's iteration
 //! count for a target error, and density against depth.
 
-use pbf_core::{CoreError, Domain, Iterations, Params, Solver};
+use pbf_solver::{CoreError, Domain, Iterations, Params, Solver};
 
 use super::stability::SPACING;
 
@@ -44,12 +44,12 @@ impl ColumnSpec {
 ///
 /// ```
 /// use pbf_cli::validate::{run_column, ColumnSpec};
-/// use pbf_core::Iterations;
+/// use pbf_solver::Iterations;
 /// let spec = ColumnSpec { width: 4, height: 8, time_step: 1.0 / 120.0, settle: 0.1, measure: 0.05 };
 /// let r = run_column(&spec, Iterations::Fixed(4))?;
 /// assert_eq!(r.particles, 128);
 /// assert!(r.average_density_error >= 0.0 && r.max_density_error >= r.average_density_error);
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ColumnResult {
@@ -77,7 +77,7 @@ pub struct ColumnResult {
 ///
 /// ```
 /// use pbf_cli::validate::{run_column, ColumnSpec};
-/// use pbf_core::Iterations;
+/// use pbf_solver::Iterations;
 /// let spec = ColumnSpec { width: 4, height: 8, time_step: 1.0 / 120.0, settle: 0.0, measure: 0.05 };
 /// assert!(run_column(&spec, Iterations::Fixed(0)).is_err());
 /// ```

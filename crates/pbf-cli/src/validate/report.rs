@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use image::Rgb;
-use pbf_core::Iterations;
+use pbf_solver::Iterations;
 
 use super::conservation::{
     EnergyTrace, MomentumTrace, ScaleInvariance, energy_in_a_closed_box, momentum_without_walls,
@@ -467,7 +467,7 @@ fn stability_section(
          fastest falling particle moves in a step). Colliders sweep every move of a \
          particle from where it was, outside the solid, and stop it on its own side, so no \
          particle passes through a wall of any thickness however fast it moves \
-         (`crates/pbf-core/tests/colliders.rs`). The \"highest rise\" column is the highest \
+         (`crates/pbf-solver/tests/colliders.rs`). The \"highest rise\" column is the highest \
          any particle got above the floor during the run, in cube sides b.\n"
     );
     let stable = r.stability.iter().filter(|c| c.stable()).count();
@@ -738,7 +738,7 @@ fn column_section(md: &mut String, r: &ValidationReport, plots: &Path) -> Result
     let _ = writeln!(
         md,
         "A 3D column of {} particles that exactly fills the bottom of a box of its width \
-         (`pbf_core::scenes::block_at_rest` with a taller column), stepped at 1/120 s; the \
+         (`pbf_solver::scenes::block_at_rest` with a taller column), stepped at 1/120 s; the \
          statistics are the mean over the measured second of each step's average density \
          error (compression only) and the largest maximum, after 2 s of settling. The density \
          error is that of a step's final positions (its last pass, after the last correction).\n",

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use pbf_core::{Collider, ColliderKind, CoreError, Domain, Iterations, Params, Shape, Solver};
+use pbf_solver::{Collider, ColliderKind, CoreError, Domain, Iterations, Params, Shape, Solver};
 
 /// The particle spacing of the experiment (h = 2 spacings = 0.1).
 pub const SPACING: f32 = 0.05;
@@ -51,7 +51,7 @@ pub struct StabilityCell {
     pub gravity_over_h: f32,
     /// Constraint iterations per step (fixed).
     pub iterations: u32,
-    /// Whether the solver runs [`pbf_core::ParamsBuilder::coarse_correction`] (the
+    /// Whether the solver runs [`pbf_solver::ParamsBuilder::coarse_correction`] (the
     /// library's default is on).
     pub coarse_correction: bool,
 }
@@ -90,7 +90,7 @@ impl StabilityTiming {
 /// assert_eq!(r.particles, 216);
 /// assert!(r.steps >= 9 && r.settle_time >= 0.2);
 /// assert!(r.average_speed_over_h.is_finite());
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct StabilityResult {
@@ -147,7 +147,7 @@ impl StabilityResult {
     ///         && r.max_density_error <= 0.1
     ///         && r.energy_rise <= 1e-3
     /// );
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn stable(&self) -> bool {
         !self.diverged

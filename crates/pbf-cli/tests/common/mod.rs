@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use pbf_cli::{CliError, Outcome};
-use pbf_core::Solver;
-use pbf_core::scenes::AnySolver;
+use pbf_solver::Solver;
+use pbf_solver::scenes::AnySolver;
 
 /// Runs the command in-process with its output captured.
 pub fn run(args: &[&str]) -> (Result<Outcome, CliError>, String) {

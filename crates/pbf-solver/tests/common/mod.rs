@@ -1,7 +1,7 @@
 //! Helpers shared by the scenario tests.
 #![allow(dead_code)]
 
-use pbf_core::{Solver, StepDiagnostics};
+use pbf_solver::{Solver, StepDiagnostics};
 
 /// Steps `n` times and returns the last diagnostics.
 pub fn run<const D: usize>(s: &mut Solver<D>, n: usize) -> StepDiagnostics {

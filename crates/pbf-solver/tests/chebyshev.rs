@@ -2,7 +2,7 @@
 //! density error at the same iteration count, stable from step to step, and only
 //! with the settings its weights are computed for.
 
-use pbf_core::{Acceleration, CoreError, Domain, Iterations, Params, Relaxation, Solver};
+use pbf_solver::{Acceleration, CoreError, Domain, Iterations, Params, Relaxation, Solver};
 
 /// A column 8 x 40 x 8 spacings at rest in a box of its own width, `iterations` per
 /// step, settled for `steps` steps: the average density error of the last step and

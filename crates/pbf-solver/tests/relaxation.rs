@@ -3,7 +3,7 @@
 //! unrelaxed pass, with its larger correction per iteration (so less density error at
 //! a fixed count) and its instability at one iteration per step.
 
-use pbf_core::{CoreError, Domain, Iterations, Params, Relaxation, Solver};
+use pbf_solver::{CoreError, Domain, Iterations, Params, Relaxation, Solver};
 
 /// Every position and velocity, as bits.
 fn bits<const D: usize>(s: &Solver<D>) -> Vec<u32> {

@@ -14,7 +14,7 @@ fn the_workspace_readme_shows_the_crate_readme_example() {
     let manifest = env!("CARGO_MANIFEST_DIR");
     let ours = rust_block(include_str!("../README.md")).expect("a rust block");
     assert!(ours.contains("Solver::new"), "{ours}");
-    if !pbf_core::fuzzing::in_repository(manifest) {
+    if !pbf_solver::fuzzing::in_repository(manifest) {
         println!("skipped: the workspace README is not present (packaged crate)");
         return;
     }

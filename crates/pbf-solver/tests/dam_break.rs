@@ -1,7 +1,7 @@
 //! Dam breaks over 2000 steps: nothing escapes, nothing enters a solid, no NaN.
 
 use crate::common;
-use pbf_core::{Collider, ColliderKind, Shape, scenes};
+use pbf_solver::{Collider, ColliderKind, Shape, scenes};
 
 #[test]
 fn dam_break_3d_with_an_obstacle_stays_contained_for_2000_steps() {

@@ -2,7 +2,7 @@
 //! any displacement (many wall thicknesses in one move), and a fast jet into a
 //! thin-walled glass.
 
-use pbf_core::{Collider, ColliderKind, Domain, Emitter, Params, Shape, Solver};
+use pbf_solver::{Collider, ColliderKind, Domain, Emitter, Params, Shape, Solver};
 use proptest::prelude::*;
 
 /// Every shape kind, placed and sized from `v` (eight numbers in 0..1).
@@ -122,7 +122,7 @@ fn a_fast_jet_into_a_thin_walled_glass_loses_no_particle() {
     let s = 0.025;
     let params = Params::<3>::builder(s)
         .time_step(1.0 / 120.0)
-        .iterations(pbf_core::Iterations::Fixed(2))
+        .iterations(pbf_solver::Iterations::Fixed(2))
         .build()
         .unwrap();
     let mut solver = Solver::new(params, Domain::new([0.0; 3], [1.0, 1.2, 1.0]).unwrap()).unwrap();

@@ -2,7 +2,7 @@
 //! Each failing call is also checked to leave the solver as it was (its checkpoint
 //! bytes, which hold the whole state, are unchanged).
 
-use pbf_core::{
+use pbf_solver::{
     Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, MAX_LAYER_PARTICLES,
     MAX_PARTICLES, Params, Relaxation, Shape, Solver,
 };

@@ -3,7 +3,7 @@
 //! so that CI checks the whole corpus (and every crash turned regression input) on
 //! every submission. Run the fuzzers with `cargo +nightly fuzz run TARGET`.
 
-use pbf_core::fuzzing::{
+use pbf_solver::fuzzing::{
     SKIPPED, checkpoint_load, checkpoint_loads, checkpoint_seeds, corpus_dir, in_repository,
     replay_corpus, solver_step,
 };
@@ -25,7 +25,7 @@ fn checkpoint_load_corpus_replays() {
 /// The `checkpoint_load` corpus holds loadable checkpoints of the current format (the
 /// `seed-*` inputs), so that the fuzzer and this replay reach the validation and the
 /// step behind the decoder. When the format changes, this fails until the seeds are
-/// written again: `PBF_WRITE_SEEDS=1 cargo test -p pbf-core --test scenarios seeds`.
+/// written again: `PBF_WRITE_SEEDS=1 cargo test -p pbf-solver --test scenarios seeds`.
 #[test]
 fn checkpoint_seeds_are_in_the_corpus_and_load() {
     // A packaged crate has no corpus: the seeds are still checked to load.
@@ -44,7 +44,7 @@ fn checkpoint_seeds_are_in_the_corpus_and_load() {
         }
         let committed = std::fs::read(&path).unwrap_or_else(|e| {
             panic!(
-                "{}: {e}; write the seeds with PBF_WRITE_SEEDS=1 cargo test -p pbf-core \
+                "{}: {e}; write the seeds with PBF_WRITE_SEEDS=1 cargo test -p pbf-solver \
                  --test scenarios seeds",
                 path.display()
             )
@@ -52,7 +52,7 @@ fn checkpoint_seeds_are_in_the_corpus_and_load() {
         assert!(
             checkpoint_loads(&committed),
             "{} no longer loads (the format changed?): write the seeds again with \
-             PBF_WRITE_SEEDS=1 cargo test -p pbf-core --test scenarios seeds",
+             PBF_WRITE_SEEDS=1 cargo test -p pbf-solver --test scenarios seeds",
             path.display()
         );
     }

@@ -263,7 +263,7 @@ pub(crate) struct RestoredState<const D: usize> {
 /// input gives bit-identical output for any number of threads.
 ///
 /// ```
-/// use pbf_core::{Domain, Params, Solver};
+/// use pbf_solver::{Domain, Params, Solver};
 /// let params = Params::<3>::builder(0.05).build()?;
 /// let domain = Domain::new([0.0; 3], [1.0, 1.0, 1.0])?;
 /// let mut solver = Solver::new(params, domain)?;
@@ -271,7 +271,7 @@ pub(crate) struct RestoredState<const D: usize> {
 /// let stats = solver.step()?;
 /// assert_eq!(stats.particles, 216);
 /// assert!(solver.positions()[1].iter().all(|y| *y >= 0.0));
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Solver<const D: usize> {
@@ -362,10 +362,10 @@ impl<const D: usize> Solver<D> {
     /// cells of size h than the neighbour search can index (2^21 per axis in 3D).
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let s = Solver::new(Params::<2>::builder(0.01).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
     /// assert!(s.is_empty());
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn new(params: Params<D>, domain: Domain<D>) -> Result<Self, CoreError> {
         let kernel = Kernel::<D>::new(params.kernel_radius())?;
@@ -521,11 +521,11 @@ impl<const D: usize> Solver<D> {
     /// [`CoreError::InvalidCollider`] with the index the collider would have had.
     ///
     /// ```
-    /// use pbf_core::{Collider, ColliderKind, Domain, Params, Shape, Solver};
+    /// use pbf_solver::{Collider, ColliderKind, Domain, Params, Shape, Solver};
     /// let mut s = Solver::new(Params::<3>::builder(0.05).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
     /// s.add_collider(Collider::new(Shape::Sphere { center: [0.5; 3], radius: 0.2 }, ColliderKind::Solid)?)?;
     /// assert_eq!(s.colliders().len(), 1);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn add_collider(&mut self, collider: Collider<D>) -> Result<(), CoreError> {
         collider.validate(self.colliders.len())?;
@@ -546,12 +546,12 @@ impl<const D: usize> Solver<D> {
     /// particles than [`MAX_PARTICLES`].
     ///
     /// ```
-    /// use pbf_core::{Domain, Emitter, Params, Solver};
+    /// use pbf_solver::{Domain, Emitter, Params, Solver};
     /// let mut s = Solver::new(Params::<2>::builder(0.05).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
     /// s.add_emitter(Emitter::new([0.5, 0.8], [0.0, -1.0], 1.0, 0.1, 0.0, 1.0)?)?;
     /// s.step()?;
     /// assert_eq!(s.len(), 5);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn add_emitter(&mut self, mut emitter: Emitter<D>) -> Result<(), CoreError> {
         // Bound the layer before building it: a huge nozzle would exhaust memory, even
@@ -582,14 +582,14 @@ impl<const D: usize> Solver<D> {
     /// [`CoreError::OutsideDomain`] and [`CoreError::TooManyParticles`].
     ///
     /// ```
-    /// use pbf_core::{CoreError, Domain, Params, Solver};
+    /// use pbf_solver::{CoreError, Domain, Params, Solver};
     /// let mut s = Solver::new(Params::<2>::builder(0.05).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
     /// let ids = s.add_particles(&[[0.5, 0.5], [0.55, 0.5]], None)?;
     /// assert_eq!(ids, 0..2);
     /// let err = s.add_particles(&[[f32::NAN, 0.0]], None).unwrap_err();
     /// assert!(matches!(err, CoreError::NonFiniteParticle { index: 0, axis: 0, .. }));
     /// assert_eq!(s.len(), 2);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn add_particles(
         &mut self,
@@ -672,11 +672,11 @@ impl<const D: usize> Solver<D> {
     /// (`block`) when the box is not finite or holds no lattice point.
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let mut s = Solver::new(Params::<2>::builder(0.1).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
     /// s.add_block([0.0, 0.0], [0.5, 0.3], [0.0; 2])?;
     /// assert_eq!(s.len(), 15);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn add_block(
         &mut self,
@@ -726,12 +726,12 @@ impl<const D: usize> Solver<D> {
     /// (ids not present are not counted).
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let mut s = Solver::new(Params::<2>::builder(0.1).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
     /// s.add_block([0.0, 0.0], [0.5, 0.3], [0.0; 2])?;
     /// assert_eq!(s.remove_particles(&[0, 3, 99]), 2);
     /// assert_eq!(s.len(), 13);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn remove_particles(&mut self, ids: &[u64]) -> usize {
         let mut sorted = ids.to_vec();
@@ -743,12 +743,12 @@ impl<const D: usize> Solver<D> {
     /// returns how many were removed. The survivors keep their order.
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let mut s = Solver::new(Params::<2>::builder(0.1).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
     /// s.add_block([0.0, 0.0], [0.5, 0.3], [0.0; 2])?;
     /// let removed = s.retain_particles(|_, p, _| p[0] < 0.2);
     /// assert_eq!((removed, s.len()), (9, 6));
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn retain_particles(
         &mut self,
@@ -793,7 +793,7 @@ impl<const D: usize> Solver<D> {
     /// particles span more cells than the neighbour search can index.
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let mut s = Solver::new(Params::<2>::builder(0.05).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
     /// s.add_block([0.0, 0.0], [0.4, 0.4], [0.0; 2])?;
     /// for _ in 0..10 {
@@ -801,7 +801,7 @@ impl<const D: usize> Solver<D> {
     /// }
     /// assert_eq!(s.steps(), 10);
     /// assert!(s.last_diagnostics().max_density_error < 0.2);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn step(&mut self) -> Result<StepDiagnostics, CoreError> {
         match self.params.backend().lane_type() {
@@ -1248,10 +1248,10 @@ impl<const D: usize> Solver<D> {
     /// Number of particles.
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let s = Solver::new(Params::<3>::builder(0.1).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
     /// assert_eq!(s.len(), 0);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn len(&self) -> usize {
         self.ids.len()
@@ -1260,10 +1260,10 @@ impl<const D: usize> Solver<D> {
     /// Whether there are no particles.
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let s = Solver::new(Params::<3>::builder(0.1).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
     /// assert!(s.is_empty());
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
@@ -1275,13 +1275,13 @@ impl<const D: usize> Solver<D> {
     /// gives `[x, y, z]` records.
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let mut s = Solver::new(Params::<2>::builder(0.1).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
     /// s.add_particles(&[[0.25, 0.5]], None)?;
     /// assert_eq!(s.positions()[1], &[0.5]);
     /// let bytes: &[u8] = bytemuck::cast_slice(s.positions()[0]);
     /// assert_eq!(bytes.len(), 4);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn positions(&self) -> [&[f32]; D] {
         refs(&self.positions)
@@ -1290,11 +1290,11 @@ impl<const D: usize> Solver<D> {
     /// Velocities, one slice per axis, in the order of [`positions`](Self::positions).
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let mut s = Solver::new(Params::<2>::builder(0.1).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
     /// s.add_particles(&[[0.25, 0.5]], Some(&[[1.0, 2.0]]))?;
     /// assert_eq!(s.velocities()[0], &[1.0]);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn velocities(&self) -> [&[f32]; D] {
         refs(&self.velocities)
@@ -1304,11 +1304,11 @@ impl<const D: usize> Solver<D> {
     /// XSPH pass; the rest density for particles that have not been stepped yet).
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let mut s = Solver::new(Params::<2>::builder(0.1).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
     /// s.add_particles(&[[0.25, 0.5]], None)?;
     /// assert_eq!(s.densities(), &[1000.0]);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn densities(&self) -> &[f32] {
         &self.density
@@ -1318,14 +1318,14 @@ impl<const D: usize> Solver<D> {
     /// id through every reordering.
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let mut s = Solver::new(Params::<2>::builder(0.1).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
     /// s.add_particles(&[[0.9, 0.9], [0.1, 0.1]], None)?;
     /// s.step()?;
     /// let mut ids = s.ids().to_vec();
     /// ids.sort();
     /// assert_eq!(ids, [0, 1]);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn ids(&self) -> &[u64] {
         &self.ids
@@ -1334,13 +1334,13 @@ impl<const D: usize> Solver<D> {
     /// Copies the positions as `[f32; D]` records into `out` (cleared first).
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let mut s = Solver::new(Params::<2>::builder(0.1).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
     /// s.add_particles(&[[0.25, 0.5]], None)?;
     /// let mut out = Vec::new();
     /// s.positions_interleaved(&mut out);
     /// assert_eq!(out, [[0.25, 0.5]]);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn positions_interleaved(&self, out: &mut Vec<[f32; D]>) {
         out.clear();
@@ -1350,10 +1350,10 @@ impl<const D: usize> Solver<D> {
     /// The parameters.
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let s = Solver::new(Params::<3>::builder(0.1).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
     /// assert_eq!(s.params().spacing(), 0.1);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn params(&self) -> &Params<D> {
         &self.params
@@ -1362,10 +1362,10 @@ impl<const D: usize> Solver<D> {
     /// The domain.
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let s = Solver::new(Params::<3>::builder(0.1).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
     /// assert_eq!(s.domain().hi(), [1.0; 3]);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn domain(&self) -> &Domain<D> {
         &self.domain
@@ -1374,10 +1374,10 @@ impl<const D: usize> Solver<D> {
     /// The colliders.
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let s = Solver::new(Params::<3>::builder(0.1).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
     /// assert!(s.colliders().is_empty());
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn colliders(&self) -> &[Collider<D>] {
         &self.colliders
@@ -1386,11 +1386,11 @@ impl<const D: usize> Solver<D> {
     /// The emitters.
     ///
     /// ```
-    /// use pbf_core::{Domain, Emitter, Params, Solver};
+    /// use pbf_solver::{Domain, Emitter, Params, Solver};
     /// let mut s = Solver::new(Params::<2>::builder(0.05).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
     /// s.add_emitter(Emitter::new([0.5, 0.8], [0.0, -1.0], 1.0, 0.1, 0.0, 1.0)?)?;
     /// assert_eq!(s.emitters()[0].speed(), 1.0);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn emitters(&self) -> &[Emitter<D>] {
         &self.emitters
@@ -1399,11 +1399,11 @@ impl<const D: usize> Solver<D> {
     /// Simulated time in seconds.
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let mut s = Solver::new(Params::<3>::builder(0.1).time_step(0.5).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
     /// s.step()?;
     /// assert_eq!(s.time(), 0.5);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn time(&self) -> f64 {
         self.time
@@ -1412,10 +1412,10 @@ impl<const D: usize> Solver<D> {
     /// Steps taken.
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let s = Solver::new(Params::<3>::builder(0.1).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
     /// assert_eq!(s.steps(), 0);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn steps(&self) -> u64 {
         self.step
@@ -1424,10 +1424,10 @@ impl<const D: usize> Solver<D> {
     /// The statistics of the last step.
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let s = Solver::new(Params::<3>::builder(0.1).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
     /// assert_eq!(s.last_diagnostics().step, 0);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn last_diagnostics(&self) -> &StepDiagnostics {
         &self.last
@@ -1815,13 +1815,13 @@ impl<const D: usize> Solver<D> {
     /// rho_i`).
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Relaxation, Solver};
+    /// use pbf_solver::{Domain, Params, Relaxation, Solver};
     /// let auto = Solver::new(Params::<3>::builder(0.05).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
     /// assert!((auto.relaxation() - 0.505).abs() < 0.01);
     /// let params = Params::<3>::builder(0.05).relaxation(Relaxation::Fixed(1.0)).build()?;
     /// let unrelaxed = Solver::new(params, Domain::new([0.0; 3], [1.0; 3])?)?;
     /// assert_eq!(unrelaxed.relaxation(), 1.0);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn relaxation(&self) -> f32 {
         self.relaxation
@@ -1832,12 +1832,12 @@ impl<const D: usize> Solver<D> {
     /// same bits).
     ///
     /// ```
-    /// use pbf_core::{Backend, scenes};
+    /// use pbf_solver::{Backend, scenes};
     /// let mut s = scenes::dam_break_3d(1000)?;
     /// s.set_backend(Backend::Scalar);
     /// assert_eq!(s.params().backend(), Backend::Scalar);
     /// s.step()?;
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn set_backend(&mut self, backend: Backend) {
         self.params.backend = backend;
@@ -1846,10 +1846,10 @@ impl<const D: usize> Solver<D> {
     /// The kernel (radius and constants).
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let s = Solver::new(Params::<3>::builder(0.1).build()?, Domain::new([0.0; 3], [1.0; 3])?)?;
     /// assert_eq!(s.kernel().h(), 0.2);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn kernel(&self) -> &Kernel<D> {
         &self.kernel
@@ -1860,12 +1860,12 @@ impl<const D: usize> Solver<D> {
     /// collisions). Used to check momentum conservation; costs two neighbour passes.
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let mut s = Solver::new(Params::<2>::builder(0.1).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
     /// s.add_particles(&[[0.5, 0.5], [0.55, 0.5]], None)?;
     /// let dp = s.position_deltas()?;
     /// assert!((dp[0][0] + dp[1][0]).abs() < 1e-6);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn position_deltas(&mut self) -> Result<Vec<[f32; D]>, CoreError> {
         let n = self.len();

@@ -15,10 +15,10 @@ pub const SPACING: f32 = 0.05;
 /// A solver in 2D or 3D, for programs that pick the scene at run time.
 ///
 /// ```
-/// let mut s = pbf_core::scenes::build("dam-break-2d", 500)?;
+/// let mut s = pbf_solver::scenes::build("dam-break-2d", 500)?;
 /// assert_eq!(s.dimension(), 2);
 /// s.step()?;
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 #[derive(Debug, Clone)]
 // The 3D solver's few hundred bytes more (one more axis of each buffer's handle) are
@@ -35,8 +35,8 @@ impl AnySolver {
     /// 2 or 3.
     ///
     /// ```
-    /// assert_eq!(pbf_core::scenes::build("dam-break", 1000)?.dimension(), 3);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// assert_eq!(pbf_solver::scenes::build("dam-break", 1000)?.dimension(), 3);
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn dimension(&self) -> usize {
         match self {
@@ -51,9 +51,9 @@ impl AnySolver {
     /// As [`Solver::step`].
     ///
     /// ```
-    /// let mut s = pbf_core::scenes::build("block-at-rest-2d", 100)?;
+    /// let mut s = pbf_solver::scenes::build("block-at-rest-2d", 100)?;
     /// assert_eq!(s.step()?.step, 1);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn step(&mut self) -> Result<StepDiagnostics, CoreError> {
         match self {
@@ -65,10 +65,10 @@ impl AnySolver {
     /// Switches the implementation of the neighbour passes ([`Solver::set_backend`]).
     ///
     /// ```
-    /// let mut s = pbf_core::scenes::build("dam-break-2d", 500)?;
-    /// s.set_backend(pbf_core::Backend::Lanes8);
+    /// let mut s = pbf_solver::scenes::build("dam-break-2d", 500)?;
+    /// s.set_backend(pbf_solver::Backend::Lanes8);
     /// s.step()?;
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn set_backend(&mut self, backend: crate::Backend) {
         match self {
@@ -80,8 +80,8 @@ impl AnySolver {
     /// Number of particles.
     ///
     /// ```
-    /// assert!(pbf_core::scenes::build("dam-break", 1000)?.len() > 900);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// assert!(pbf_solver::scenes::build("dam-break", 1000)?.len() > 900);
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn len(&self) -> usize {
         match self {
@@ -93,8 +93,8 @@ impl AnySolver {
     /// Whether there are no particles.
     ///
     /// ```
-    /// assert!(!pbf_core::scenes::build("dam-break", 1000)?.is_empty());
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// assert!(!pbf_solver::scenes::build("dam-break", 1000)?.is_empty());
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -103,8 +103,8 @@ impl AnySolver {
     /// Simulated time.
     ///
     /// ```
-    /// assert_eq!(pbf_core::scenes::build("dam-break", 1000)?.time(), 0.0);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// assert_eq!(pbf_solver::scenes::build("dam-break", 1000)?.time(), 0.0);
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn time(&self) -> f64 {
         match self {
@@ -128,7 +128,7 @@ pub struct SceneInfo {
 /// Every built-in scene.
 ///
 /// ```
-/// assert!(pbf_core::scenes::SCENES.iter().any(|s| s.name == "dam-break"));
+/// assert!(pbf_solver::scenes::SCENES.iter().any(|s| s.name == "dam-break"));
 /// ```
 pub const SCENES: &[SceneInfo] = &[
     SceneInfo {
@@ -175,7 +175,7 @@ pub const SCENES: &[SceneInfo] = &[
 /// none; see [`SCENES`]) or a particle count below 8.
 ///
 /// ```
-/// assert!(pbf_core::scenes::build("no-such-scene", 100).is_err());
+/// assert!(pbf_solver::scenes::build("no-such-scene", 100).is_err());
 /// ```
 pub fn build(name: &str, particles: usize) -> Result<AnySolver, CoreError> {
     if particles < 8 {
@@ -197,7 +197,7 @@ pub fn build(name: &str, particles: usize) -> Result<AnySolver, CoreError> {
             return Err(CoreError::InvalidParameter {
                 field: "scene",
                 value: f64::NAN,
-                reason: "unknown scene name (see pbf_core::scenes::SCENES)",
+                reason: "unknown scene name (see pbf_solver::scenes::SCENES)",
             });
         }
     })
@@ -214,7 +214,7 @@ pub fn build(name: &str, particles: usize) -> Result<AnySolver, CoreError> {
 /// With this bound every size runs at the same Courant number.
 ///
 /// ```
-/// use pbf_core::scenes::scene_time_step;
+/// use pbf_solver::scenes::scene_time_step;
 /// assert_eq!(scene_time_step(1.0, 0.1, 9.81), 1.0 / 120.0);
 /// let dt = scene_time_step(22.0, 0.1, 9.81);
 /// assert!((dt * (2.0f32 * 9.81 * 22.0).sqrt() - 0.05).abs() < 1e-6);
@@ -248,9 +248,9 @@ fn side(particles: usize, dimension: u32) -> usize {
 /// (a = n spacings), the scene of the peer comparison in BENCHMARKS.md.
 ///
 /// ```
-/// let s = pbf_core::scenes::dam_break_3d(1000)?;
+/// let s = pbf_solver::scenes::dam_break_3d(1000)?;
 /// assert_eq!(s.len(), 1000);
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 pub fn dam_break_3d(particles: usize) -> Result<Solver<3>, CoreError> {
     let n = side(particles, 3);
@@ -265,9 +265,9 @@ pub fn dam_break_3d(particles: usize) -> Result<Solver<3>, CoreError> {
 /// of a tank `5a` long and `2.5a` high: Martin & Moyce's collapse.
 ///
 /// ```
-/// let s = pbf_core::scenes::dam_break_2d(800)?;
+/// let s = pbf_solver::scenes::dam_break_2d(800)?;
 /// assert_eq!(s.len(), 800);
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 pub fn dam_break_2d(particles: usize) -> Result<Solver<2>, CoreError> {
     let n = side(particles / 2, 2);
@@ -282,9 +282,9 @@ pub fn dam_break_2d(particles: usize) -> Result<Solver<2>, CoreError> {
 /// corners of a `3a x 1.5a x a` tank.
 ///
 /// ```
-/// let s = pbf_core::scenes::double_dam_break_3d(2000)?;
+/// let s = pbf_solver::scenes::double_dam_break_3d(2000)?;
 /// assert!(s.len() > 1500);
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 pub fn double_dam_break_3d(particles: usize) -> Result<Solver<3>, CoreError> {
     let n = side(particles, 3);
@@ -303,9 +303,9 @@ pub fn double_dam_break_3d(particles: usize) -> Result<Solver<3>, CoreError> {
 /// which the rest test holds the density error below 1% on average and 3% at most.
 ///
 /// ```
-/// let s = pbf_core::scenes::block_at_rest::<2>(100)?;
+/// let s = pbf_solver::scenes::block_at_rest::<2>(100)?;
 /// assert_eq!(s.len(), 100);
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 pub fn block_at_rest<const D: usize>(particles: usize) -> Result<Solver<D>, CoreError> {
     let n = side(particles, D as u32);
@@ -329,9 +329,9 @@ pub fn block_at_rest<const D: usize>(particles: usize) -> Result<Solver<D>, Core
 /// the domain, and a block of `~particles` dropped into it from above.
 ///
 /// ```
-/// let s = pbf_core::scenes::glass_3d(1000)?;
+/// let s = pbf_solver::scenes::glass_3d(1000)?;
 /// assert_eq!(s.colliders().len(), 1);
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 pub fn glass_3d(particles: usize) -> Result<Solver<3>, CoreError> {
     // The block is n x 2n x n; the glass holds it with room to spare.
@@ -364,9 +364,9 @@ pub fn glass_3d(particles: usize) -> Result<Solver<3>, CoreError> {
 /// The 2D cup: an open hollow box, and a block of `~particles` dropped into it.
 ///
 /// ```
-/// let s = pbf_core::scenes::glass_2d(500)?;
+/// let s = pbf_solver::scenes::glass_2d(500)?;
 /// assert!(s.len() > 400);
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 pub fn glass_2d(particles: usize) -> Result<Solver<2>, CoreError> {
     let n = side(particles / 2, 2);

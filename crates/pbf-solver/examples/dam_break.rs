@@ -2,20 +2,20 @@
 //! with the time per phase.
 //!
 //! ```text
-//! cargo run --release -p pbf-core --example dam_break -- [PARTICLES] [STEPS] [SCENE] [lanes8|scalar]
+//! cargo run --release -p pbf-solver --example dam_break -- [PARTICLES] [STEPS] [SCENE] [lanes8|scalar]
 //! ```
 
 use std::time::Duration;
 
-fn main() -> Result<(), pbf_core::CoreError> {
+fn main() -> Result<(), pbf_solver::CoreError> {
     let mut args = std::env::args().skip(1);
     let particles: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(100_000);
     let steps: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(60);
     let scene = args.next().unwrap_or_else(|| "dam-break".to_string());
-    let mut solver = pbf_core::scenes::build(&scene, particles)?;
+    let mut solver = pbf_solver::scenes::build(&scene, particles)?;
     match args.next().as_deref() {
-        Some("lanes8") => solver.set_backend(pbf_core::Backend::Lanes8),
-        Some("scalar") => solver.set_backend(pbf_core::Backend::Scalar),
+        Some("lanes8") => solver.set_backend(pbf_solver::Backend::Lanes8),
+        Some("scalar") => solver.set_backend(pbf_solver::Backend::Scalar),
         _ => {}
     }
     println!(

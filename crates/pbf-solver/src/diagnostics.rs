@@ -5,7 +5,7 @@ use std::time::Duration;
 /// Wall-clock time of each phase of a step.
 ///
 /// ```
-/// let t = pbf_core::PhaseTimes::default();
+/// let t = pbf_solver::PhaseTimes::default();
 /// assert_eq!(t.total(), std::time::Duration::ZERO);
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -30,7 +30,7 @@ impl PhaseTimes {
     ///
     /// ```
     /// use std::time::Duration;
-    /// let t = pbf_core::PhaseTimes { predict: Duration::from_millis(1), velocity: Duration::from_millis(2), ..Default::default() };
+    /// let t = pbf_solver::PhaseTimes { predict: Duration::from_millis(1), velocity: Duration::from_millis(2), ..Default::default() };
     /// assert_eq!(t.total(), Duration::from_millis(3));
     /// ```
     pub fn total(&self) -> Duration {
@@ -46,7 +46,7 @@ impl PhaseTimes {
 /// Neighbour counts exclude the particle itself.
 ///
 /// ```
-/// let d = pbf_core::StepDiagnostics::default();
+/// let d = pbf_solver::StepDiagnostics::default();
 /// assert_eq!(d.particles, 0);
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -89,7 +89,7 @@ pub struct StepDiagnostics {
     /// when many do.
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let mut s = Solver::new(Params::<2>::builder(0.05).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
     /// s.add_block([0.0; 2], [0.5, 0.5], [0.0; 2])?;
     /// // The first search takes the widest skin.
@@ -98,7 +98,7 @@ pub struct StepDiagnostics {
     ///     let skin = s.step()?.list_skin;
     ///     assert!([0.04, 0.05, 0.06, 0.08, 0.1].contains(&skin));
     /// }
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub list_skin: f32,
     /// Neighbour searches in the step: one whenever too many particles have moved by

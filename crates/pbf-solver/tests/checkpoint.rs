@@ -1,6 +1,6 @@
 //! Checkpoints: a restored run continues bit for bit; bad bytes are typed errors.
 
-use pbf_core::{
+use pbf_solver::{
     CheckpointError, Collider, ColliderKind, CoreError, Domain, Emitter, Params, Relaxation, Shape,
     Solver,
 };
@@ -114,7 +114,7 @@ fn restored_3d_run_continues_bit_identically() {
 /// at once, reorder the particles and add up the same pairs in another order.
 #[test]
 fn a_run_that_keeps_its_lists_continues_bit_identically() {
-    let mut a = pbf_core::scenes::block_at_rest::<2>(900).unwrap();
+    let mut a = pbf_solver::scenes::block_at_rest::<2>(900).unwrap();
     let mut steps = 0;
     while a.step().unwrap().searches > 0 {
         steps += 1;
@@ -136,7 +136,7 @@ fn a_run_that_keeps_its_lists_continues_bit_identically() {
 /// while its lists are narrow continues with the same skins and bits.
 #[test]
 fn a_run_with_narrow_lists_continues_bit_identically() {
-    let mut a = pbf_core::scenes::dam_break_3d(4000).unwrap();
+    let mut a = pbf_solver::scenes::dam_break_3d(4000).unwrap();
     let mut steps = 0;
     while a.step().unwrap().list_skin == 0.1 {
         steps += 1;
@@ -173,7 +173,8 @@ fn bad_list_skins_in_a_checkpoint_are_errors() {
         for value in [0.3, 0.0, -0.1, 0.09, f32::NAN, f32::INFINITY] {
             let mut bad = payload.to_vec();
             bad[at + 4 * k..at + 4 * k + 4].copy_from_slice(&value.to_le_bytes());
-            let err = Solver::<2>::from_checkpoint(&pbf_core::fuzzing::seal(2, &bad)).unwrap_err();
+            let err =
+                Solver::<2>::from_checkpoint(&pbf_solver::fuzzing::seal(2, &bad)).unwrap_err();
             assert!(
                 matches!(&err, CoreError::Checkpoint(e) if matches!(**e, CheckpointError::Inconsistent { field: f, .. } if f == field)),
                 "{value}: {err}"
@@ -183,9 +184,9 @@ fn bad_list_skins_in_a_checkpoint_are_errors() {
     }
     let mut early = payload.to_vec();
     *early.last_mut().unwrap() = 1;
-    assert!(Solver::<2>::from_checkpoint(&pbf_core::fuzzing::seal(2, &early)).is_ok());
+    assert!(Solver::<2>::from_checkpoint(&pbf_solver::fuzzing::seal(2, &early)).is_ok());
     *early.last_mut().unwrap() = 2;
-    let err = Solver::<2>::from_checkpoint(&pbf_core::fuzzing::seal(2, &early)).unwrap_err();
+    let err = Solver::<2>::from_checkpoint(&pbf_solver::fuzzing::seal(2, &early)).unwrap_err();
     assert!(
         matches!(&err, CoreError::Checkpoint(e) if matches!(**e, CheckpointError::Inconsistent { field: "lists_step", .. })),
         "{err}"
@@ -197,7 +198,7 @@ fn bad_list_skins_in_a_checkpoint_are_errors() {
 /// are not in the grid's order of, are errors naming them.
 #[test]
 fn bad_lists_positions_in_a_checkpoint_are_errors() {
-    let mut a = pbf_core::scenes::block_at_rest::<2>(100).unwrap();
+    let mut a = pbf_solver::scenes::block_at_rest::<2>(100).unwrap();
     while a.step().unwrap().searches > 0 {}
     let bytes = a.checkpoint().unwrap();
     assert!(Solver::<2>::from_checkpoint(&bytes).is_ok());
@@ -212,7 +213,7 @@ fn bad_lists_positions_in_a_checkpoint_are_errors() {
     assert!((last_y - a.positions()[1][n - 1]).abs() < 0.2 * a.kernel().h());
     let mut bad = payload.to_vec();
     bad[x..x + 4].copy_from_slice(&f32::NAN.to_le_bytes());
-    let err = Solver::<2>::from_checkpoint(&pbf_core::fuzzing::seal(2, &bad)).unwrap_err();
+    let err = Solver::<2>::from_checkpoint(&pbf_solver::fuzzing::seal(2, &bad)).unwrap_err();
     assert!(
         matches!(
             err,
@@ -227,7 +228,7 @@ fn bad_lists_positions_in_a_checkpoint_are_errors() {
     // The last particle in the grid's order, put at the bottom.
     let mut bad = payload.to_vec();
     bad[y..y + 4].copy_from_slice(&0.001f32.to_le_bytes());
-    let err = Solver::<2>::from_checkpoint(&pbf_core::fuzzing::seal(2, &bad)).unwrap_err();
+    let err = Solver::<2>::from_checkpoint(&pbf_solver::fuzzing::seal(2, &bad)).unwrap_err();
     assert!(
         matches!(&err, CoreError::Checkpoint(e) if matches!(**e, CheckpointError::Inconsistent { field: "lists_built", .. })),
         "{err}"
@@ -329,16 +330,16 @@ fn corrupted_checkpoint_is_an_error() {
 #[test]
 fn wrong_version_or_dimension_is_an_error() {
     let bytes = scene_2d().checkpoint().unwrap();
-    assert_eq!(bytes[8..12], pbf_core::CHECKPOINT_VERSION.to_le_bytes());
+    assert_eq!(bytes[8..12], pbf_solver::CHECKPOINT_VERSION.to_le_bytes());
     // Version 1 (before the relaxation was saved) and a future version.
-    for found in [1, pbf_core::CHECKPOINT_VERSION + 1] {
+    for found in [1, pbf_solver::CHECKPOINT_VERSION + 1] {
         let mut other = bytes.clone();
         other[8..12].copy_from_slice(&found.to_le_bytes());
         assert_eq!(
             checkpoint_error(Solver::<2>::from_checkpoint(&other)),
             CheckpointError::UnsupportedVersion {
                 found,
-                supported: pbf_core::CHECKPOINT_VERSION
+                supported: pbf_solver::CHECKPOINT_VERSION
             }
         );
     }
@@ -362,7 +363,7 @@ fn bad_values_inside_a_checkpoint_get_the_api_errors() {
     // The payload starts with the spacing (postcard: f32 little-endian).
     let mut bad = payload.to_vec();
     bad[..4].copy_from_slice(&(-1.0f32).to_le_bytes());
-    let err = Solver::<3>::from_checkpoint(&pbf_core::fuzzing::seal(3, &bad)).unwrap_err();
+    let err = Solver::<3>::from_checkpoint(&pbf_solver::fuzzing::seal(3, &bad)).unwrap_err();
     assert!(
         matches!(
             err,
@@ -390,7 +391,7 @@ fn bad_values_inside_a_checkpoint_get_the_api_errors() {
         .position(|w| w == needle)
         .expect("the relaxation in the payload");
     bad[at + 1..at + 5].copy_from_slice(&1.5f32.to_le_bytes());
-    let err = Solver::<3>::from_checkpoint(&pbf_core::fuzzing::seal(3, &bad)).unwrap_err();
+    let err = Solver::<3>::from_checkpoint(&pbf_solver::fuzzing::seal(3, &bad)).unwrap_err();
     assert!(
         matches!(
             err,
@@ -403,7 +404,7 @@ fn bad_values_inside_a_checkpoint_get_the_api_errors() {
     );
     // A payload cut short decodes to an error, not a panic.
     let err =
-        Solver::<3>::from_checkpoint(&pbf_core::fuzzing::seal(3, &payload[..40])).unwrap_err();
+        Solver::<3>::from_checkpoint(&pbf_solver::fuzzing::seal(3, &payload[..40])).unwrap_err();
     assert!(
         matches!(&err, CoreError::Checkpoint(e) if matches!(**e, CheckpointError::Decode { .. })),
         "{err}"

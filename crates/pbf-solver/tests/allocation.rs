@@ -16,7 +16,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use pbf_core::{Domain, Params, Solver};
+use pbf_solver::{Domain, Params, Solver};
 
 struct Counting;
 
@@ -89,7 +89,7 @@ fn dam_break_2d() -> Solver<2> {
     let params = Params::<2>::builder(0.01)
         .xsph_c(0.01)
         .vorticity_rel(0.1)
-        .time_step(pbf_core::scenes::scene_time_step(0.6, 0.02, 9.81))
+        .time_step(pbf_solver::scenes::scene_time_step(0.6, 0.02, 9.81))
         .build()
         .unwrap();
     let mut s = Solver::new(params, Domain::new([0.0; 2], [1.6, 0.8]).unwrap()).unwrap();

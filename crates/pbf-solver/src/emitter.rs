@@ -16,7 +16,7 @@ pub const MAX_LAYERS_PER_STEP: u32 = 1 << 22;
 /// [`MAX_PARTICLES`](crate::MAX_PARTICLES). At the bound the layer takes 12 MB.
 ///
 /// ```
-/// use pbf_core::{CoreError, Domain, Emitter, Params, Solver, MAX_LAYER_PARTICLES};
+/// use pbf_solver::{CoreError, Domain, Emitter, Params, Solver, MAX_LAYER_PARTICLES};
 /// let mut s = Solver::new(Params::<2>::builder(1.0).build()?, Domain::new([0.0; 2], [1e7; 2])?)?;
 /// let wide = Emitter::new([5e6; 2], [0.0, -1.0], 1.0, MAX_LAYER_PARTICLES as f32, 0.0, 1.0)?;
 /// assert!(matches!(s.add_emitter(wide), Err(CoreError::InvalidEmitter { field: "radius", .. })));
@@ -30,11 +30,11 @@ pub const MAX_LAYER_PARTICLES: usize = 1 << 20;
 /// spacing, so the jet has the rest density.
 ///
 /// ```
-/// use pbf_core::Emitter;
+/// use pbf_solver::Emitter;
 /// let e = Emitter::new([0.5, 1.0, 0.5], [0.0, -1.0, 0.0], 1.0, 0.1, 0.0, 2.0)?;
 /// assert_eq!(e.speed(), 1.0);
 /// assert!(Emitter::new([0.0; 3], [0.0; 3], 1.0, 0.1, 0.0, 1.0).is_err());
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Emitter<const D: usize> {
@@ -58,7 +58,7 @@ impl<const D: usize> Emitter<D> {
     /// [`CoreError::InvalidEmitter`] naming the field.
     ///
     /// ```
-    /// use pbf_core::{CoreError, Emitter};
+    /// use pbf_solver::{CoreError, Emitter};
     /// let e = Emitter::new([0.0; 2], [1.0, 0.0], -1.0, 0.1, 0.0, 1.0);
     /// assert!(matches!(e, Err(CoreError::InvalidEmitter { field: "speed", .. })));
     /// ```
@@ -114,9 +114,9 @@ impl<const D: usize> Emitter<D> {
     /// The emission speed.
     ///
     /// ```
-    /// let e = pbf_core::Emitter::new([0.0; 2], [0.0, -1.0], 2.0, 0.1, 0.0, 1.0)?;
+    /// let e = pbf_solver::Emitter::new([0.0; 2], [0.0, -1.0], 2.0, 0.1, 0.0, 1.0)?;
     /// assert_eq!(e.speed(), 2.0);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn speed(&self) -> f32 {
         self.speed
@@ -162,9 +162,9 @@ impl<const D: usize> Emitter<D> {
     /// The nozzle's radius.
     ///
     /// ```
-    /// let e = pbf_core::Emitter::new([0.0; 2], [0.0, -1.0], 2.0, 0.1, 0.0, 1.0)?;
+    /// let e = pbf_solver::Emitter::new([0.0; 2], [0.0, -1.0], 2.0, 0.1, 0.0, 1.0)?;
     /// assert_eq!(e.radius(), 0.1);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn radius(&self) -> f32 {
         self.radius

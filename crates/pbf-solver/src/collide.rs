@@ -25,11 +25,11 @@ use crate::CoreError;
 /// (one particle radius inside), so none ever leaves.
 ///
 /// ```
-/// use pbf_core::Domain;
+/// use pbf_solver::Domain;
 /// let d = Domain::new([0.0, 0.0, 0.0], [1.0, 2.0, 1.0])?;
 /// assert_eq!(d.hi(), [1.0, 2.0, 1.0]);
 /// assert!(Domain::new([0.0, 0.0], [0.0, 1.0]).is_err());
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Domain<const D: usize> {
@@ -47,7 +47,7 @@ impl<const D: usize> Domain<D> {
     /// `lo >= hi` on some axis.
     ///
     /// ```
-    /// assert!(pbf_core::Domain::new([0.0; 3], [1.0; 3]).is_ok());
+    /// assert!(pbf_solver::Domain::new([0.0; 3], [1.0; 3]).is_ok());
     /// ```
     pub fn new(lo: [f32; D], hi: [f32; D]) -> Result<Self, CoreError> {
         for a in 0..D {
@@ -84,9 +84,9 @@ impl<const D: usize> Domain<D> {
     /// [`CoreError::InvalidCollider`] naming `friction` or `restitution`.
     ///
     /// ```
-    /// let d = pbf_core::Domain::new([0.0; 2], [1.0; 2])?.with_response(0.3, 0.1)?;
+    /// let d = pbf_solver::Domain::new([0.0; 2], [1.0; 2])?.with_response(0.3, 0.1)?;
     /// assert_eq!(d.response(), (0.3, 0.1));
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn with_response(mut self, friction: f32, restitution: f32) -> Result<Self, CoreError> {
         check_response(usize::MAX, friction, restitution)?;
@@ -98,8 +98,8 @@ impl<const D: usize> Domain<D> {
     /// The lower corner.
     ///
     /// ```
-    /// assert_eq!(pbf_core::Domain::new([0.0; 2], [1.0; 2])?.lo(), [0.0; 2]);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// assert_eq!(pbf_solver::Domain::new([0.0; 2], [1.0; 2])?.lo(), [0.0; 2]);
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn lo(&self) -> [f32; D] {
         self.lo
@@ -108,8 +108,8 @@ impl<const D: usize> Domain<D> {
     /// The upper corner.
     ///
     /// ```
-    /// assert_eq!(pbf_core::Domain::new([0.0; 2], [1.0; 2])?.hi(), [1.0; 2]);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// assert_eq!(pbf_solver::Domain::new([0.0; 2], [1.0; 2])?.hi(), [1.0; 2]);
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn hi(&self) -> [f32; D] {
         self.hi
@@ -118,8 +118,8 @@ impl<const D: usize> Domain<D> {
     /// `(friction, restitution)` of the walls.
     ///
     /// ```
-    /// assert_eq!(pbf_core::Domain::new([0.0; 2], [1.0; 2])?.response(), (0.0, 0.0));
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// assert_eq!(pbf_solver::Domain::new([0.0; 2], [1.0; 2])?.response(), (0.0, 0.0));
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn response(&self) -> (f32, f32) {
         (self.friction, self.restitution)
@@ -128,9 +128,9 @@ impl<const D: usize> Domain<D> {
     /// Whether `p` lies inside the box (bounds included).
     ///
     /// ```
-    /// let d = pbf_core::Domain::new([0.0; 2], [1.0; 2])?;
+    /// let d = pbf_solver::Domain::new([0.0; 2], [1.0; 2])?;
     /// assert!(d.contains([0.5, 1.0]) && !d.contains([0.5, 1.5]));
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn contains(&self, p: [f32; D]) -> bool {
         (0..D).all(|a| p[a] >= self.lo[a] && p[a] <= self.hi[a])
@@ -206,7 +206,7 @@ fn check_response(index: usize, friction: f32, restitution: f32) -> Result<(), C
 /// stand along it and open containers are open towards +y.
 ///
 /// ```
-/// use pbf_core::Shape;
+/// use pbf_solver::Shape;
 /// let s = Shape::Sphere { center: [0.0, 0.0, 0.0], radius: 1.0 };
 /// assert_eq!(s.distance([2.0, 0.0, 0.0]), 1.0);
 /// ```
@@ -257,7 +257,7 @@ impl<const D: usize> Shape<D> {
     /// The signed distance from `p` to the surface (negative inside).
     ///
     /// ```
-    /// use pbf_core::Shape;
+    /// use pbf_solver::Shape;
     /// let b = Shape::Box { center: [0.0, 0.0], half_extents: [1.0, 2.0] };
     /// assert_eq!(b.distance([0.0, 0.0]), -1.0);
     /// assert_eq!(b.distance([3.0, 0.0]), 2.0);
@@ -451,7 +451,7 @@ fn box_distance<const D: usize>(q: [f32; D], sign: [f32; D]) -> (f32, [f32; D]) 
 /// Whether a collider is a solid body or a container whose walls hold fluid inside.
 ///
 /// ```
-/// use pbf_core::ColliderKind;
+/// use pbf_solver::ColliderKind;
 /// let glass = ColliderKind::Container { wall_thickness: 0.02, open_top: true };
 /// assert_ne!(glass, ColliderKind::Solid);
 /// ```
@@ -486,7 +486,7 @@ pub enum ColliderKind {
 /// pushed out through the nearest surface.
 ///
 /// ```
-/// use pbf_core::{Collider, ColliderKind, Shape};
+/// use pbf_solver::{Collider, ColliderKind, Shape};
 /// let glass = Collider::new(
 ///     Shape::Cylinder { base: [0.0, 0.0, 0.0], radius: 0.3, height: 0.6 },
 ///     ColliderKind::Container { wall_thickness: 0.05, open_top: true },
@@ -494,7 +494,7 @@ pub enum ColliderKind {
 /// assert!(glass.distance([0.0, 0.3, 0.0]) > 0.0); // inside the glass is free
 /// assert!(glass.distance([0.3, 0.3, 0.0]) < 0.0); // in the wall
 /// assert!(glass.distance([0.3, 0.7, 0.0]) > 0.0); // above the rim
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Collider<const D: usize> {
@@ -840,7 +840,7 @@ impl<const D: usize> Collider<D> {
     /// solver reports the collider's own index when it is added).
     ///
     /// ```
-    /// use pbf_core::{Collider, ColliderKind, Shape};
+    /// use pbf_solver::{Collider, ColliderKind, Shape};
     /// let bad = Collider::new(Shape::Sphere { center: [0.0; 2], radius: -1.0 }, ColliderKind::Solid);
     /// assert!(bad.is_err());
     /// ```
@@ -862,11 +862,11 @@ impl<const D: usize> Collider<D> {
     /// [`CoreError::InvalidCollider`] naming the field.
     ///
     /// ```
-    /// use pbf_core::{Collider, ColliderKind, Shape};
+    /// use pbf_solver::{Collider, ColliderKind, Shape};
     /// let c = Collider::new(Shape::Sphere { center: [0.0; 3], radius: 1.0 }, ColliderKind::Solid)?
     ///     .with_response(0.5, 0.2)?;
     /// assert_eq!(c.response(), (0.5, 0.2));
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn with_response(mut self, friction: f32, restitution: f32) -> Result<Self, CoreError> {
         check_response(0, friction, restitution)?;
@@ -878,10 +878,10 @@ impl<const D: usize> Collider<D> {
     /// The shape.
     ///
     /// ```
-    /// use pbf_core::{Collider, ColliderKind, Shape};
+    /// use pbf_solver::{Collider, ColliderKind, Shape};
     /// let s = Shape::Sphere { center: [0.0; 2], radius: 1.0 };
     /// assert_eq!(Collider::new(s, ColliderKind::Solid)?.shape(), &s);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn shape(&self) -> &Shape<D> {
         &self.shape
@@ -890,10 +890,10 @@ impl<const D: usize> Collider<D> {
     /// Solid or container.
     ///
     /// ```
-    /// use pbf_core::{Collider, ColliderKind, Shape};
+    /// use pbf_solver::{Collider, ColliderKind, Shape};
     /// let s = Shape::Sphere { center: [0.0; 2], radius: 1.0 };
     /// assert_eq!(Collider::new(s, ColliderKind::Solid)?.kind(), ColliderKind::Solid);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn kind(&self) -> ColliderKind {
         self.kind
@@ -902,10 +902,10 @@ impl<const D: usize> Collider<D> {
     /// `(friction, restitution)`.
     ///
     /// ```
-    /// use pbf_core::{Collider, ColliderKind, Shape};
+    /// use pbf_solver::{Collider, ColliderKind, Shape};
     /// let s = Shape::Sphere { center: [0.0; 2], radius: 1.0 };
     /// assert_eq!(Collider::new(s, ColliderKind::Solid)?.response(), (0.0, 0.0));
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn response(&self) -> (f32, f32) {
         (self.friction, self.restitution)
@@ -914,10 +914,10 @@ impl<const D: usize> Collider<D> {
     /// The signed distance from `p` to the solid part (negative inside the solid).
     ///
     /// ```
-    /// use pbf_core::{Collider, ColliderKind, Shape};
+    /// use pbf_solver::{Collider, ColliderKind, Shape};
     /// let ball = Collider::new(Shape::Sphere { center: [0.0; 3], radius: 1.0 }, ColliderKind::Solid)?;
     /// assert_eq!(ball.distance([0.0, 0.0, 0.5]), -0.5);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn distance(&self, p: [f32; D]) -> f32 {
         self.distance_and_normal(p).0
@@ -984,7 +984,7 @@ impl<const D: usize> Collider<D> {
     /// nearest surface instead.
     ///
     /// ```
-    /// use pbf_core::{Collider, ColliderKind, Shape};
+    /// use pbf_solver::{Collider, ColliderKind, Shape};
     /// let glass = Collider::new(
     ///     Shape::Cylinder { base: [0.0, 0.0, 0.0], radius: 0.5, height: 1.0 },
     ///     ColliderKind::Container { wall_thickness: 0.02, open_top: true },
@@ -994,7 +994,7 @@ impl<const D: usize> Collider<D> {
     /// assert!((end[0] - 0.48).abs() < 1e-5, "{end:?}"); // stays inside, 0.01 off the wall
     /// // A free path is not touched.
     /// assert_eq!(glass.resolve_motion([0.0, 0.5, 0.0], [0.1, 0.6, 0.0], 0.01), [0.1, 0.6, 0.0]);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn resolve_motion(&self, from: [f32; D], to: [f32; D], margin: f32) -> [f32; D] {
         let mut p = to;

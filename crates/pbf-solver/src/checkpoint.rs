@@ -69,7 +69,7 @@ pub const HEADER_LEN: usize = 32;
 /// [`CoreError`] variant that the same bad value gets from the API.
 ///
 /// ```
-/// use pbf_core::{CheckpointError, CoreError};
+/// use pbf_solver::{CheckpointError, CoreError};
 /// let err = CoreError::from(CheckpointError::Truncated { expected: 32, found: 3 });
 /// assert_eq!(err.to_string(), "checkpoint: truncated: 3 bytes, expected at least 32");
 /// ```
@@ -844,7 +844,7 @@ impl<const D: usize> crate::Solver<D> {
     /// [`CheckpointError::Encode`] if the encoder fails (it has no known cause).
     ///
     /// ```
-    /// use pbf_core::{Domain, Params, Solver};
+    /// use pbf_solver::{Domain, Params, Solver};
     /// let mut a = Solver::new(Params::<2>::builder(0.05).build()?, Domain::new([0.0; 2], [1.0; 2])?)?;
     /// a.add_block([0.0, 0.0], [0.3, 0.3], [0.0; 2])?;
     /// a.step()?;
@@ -854,7 +854,7 @@ impl<const D: usize> crate::Solver<D> {
     /// b.step()?;
     /// assert_eq!(a.positions(), b.positions());
     /// assert_eq!(a.steps(), b.steps());
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn checkpoint(&self) -> Result<Vec<u8>, CoreError> {
         state::encode(self)
@@ -869,7 +869,7 @@ impl<const D: usize> crate::Solver<D> {
     /// ([`CoreError::InvalidParameter`], [`CoreError::OutsideDomain`], ...).
     ///
     /// ```
-    /// use pbf_core::{CheckpointError, CoreError, Solver};
+    /// use pbf_solver::{CheckpointError, CoreError, Solver};
     /// let err = Solver::<3>::from_checkpoint(b"PBFCKPT\0").unwrap_err();
     /// assert!(matches!(err, CoreError::Checkpoint(e) if matches!(*e, CheckpointError::Truncated { .. })));
     /// ```

@@ -34,7 +34,7 @@
 //!
 //! # Example
 //! ```
-//! use pbf_core::{Collider, ColliderKind, Domain, Params, Shape, Solver};
+//! use pbf_solver::{Collider, ColliderKind, Domain, Params, Shape, Solver};
 //!
 //! let params = Params::<3>::builder(0.05).build()?; // spacing 5 cm, h = 10 cm
 //! let mut solver = Solver::new(params, Domain::new([0.0; 3], [1.0, 1.0, 0.5])?)?;
@@ -50,7 +50,7 @@
 //! let [x, y, z] = solver.positions();
 //! assert_eq!(x.len(), solver.len());
 //! assert!(y.iter().all(|y| *y > 0.0) && z.iter().all(|z| *z < 0.5));
-//! # Ok::<(), pbf_core::CoreError>(())
+//! # Ok::<(), pbf_solver::CoreError>(())
 //! ```
 #![deny(missing_docs)]
 // `unsafe` is denied by default. The items that allow it, each with its SAFETY

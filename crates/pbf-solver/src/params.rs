@@ -9,7 +9,7 @@ pub const XSPH_PERIOD: f32 = 1.0 / 120.0;
 /// How many constraint iterations a step runs.
 ///
 /// ```
-/// use pbf_core::Iterations;
+/// use pbf_solver::Iterations;
 /// let fixed = Iterations::Fixed(4);
 /// let adaptive = Iterations::Adaptive { max_density_error_percent: 0.1, min: 1, max: 50 };
 /// assert_ne!(fixed, adaptive);
@@ -67,11 +67,11 @@ pub enum Iterations {
 /// the long waves gain; more iterations buy the same gain without the instability.
 ///
 /// ```
-/// use pbf_core::{Params, Relaxation};
+/// use pbf_solver::{Params, Relaxation};
 /// let p = Params::<3>::builder(0.05).relaxation(Relaxation::Fixed(1.0)).build()?;
 /// assert_eq!(p.relaxation(), Relaxation::Fixed(1.0));
 /// assert_eq!(Relaxation::default(), Relaxation::Auto);
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum Relaxation {
@@ -86,11 +86,11 @@ pub enum Relaxation {
 /// How the constraint iterations of a step combine (see [`ParamsBuilder::acceleration`]).
 ///
 /// ```
-/// use pbf_core::{Acceleration, Params};
+/// use pbf_solver::{Acceleration, Params};
 /// let p = Params::<3>::builder(0.05).acceleration(Acceleration::Chebyshev).build()?;
 /// assert_eq!(p.acceleration(), Acceleration::Chebyshev);
 /// assert_eq!(Acceleration::default(), Acceleration::None);
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Acceleration {
@@ -110,7 +110,7 @@ pub enum Acceleration {
 /// reference.
 ///
 /// ```
-/// use pbf_core::Backend;
+/// use pbf_solver::Backend;
 /// assert_eq!(Backend::default(), Backend::Lanes);
 /// // 16 on a CPU with AVX-512F, else 8.
 /// assert!([8, 16].contains(&Backend::Lanes.lane_width()));
@@ -203,11 +203,11 @@ pub(crate) enum LaneType {
 /// (positions, spacing, domain and gravity) behaves the same, scaled.
 ///
 /// ```
-/// use pbf_core::Params;
+/// use pbf_solver::Params;
 /// let p = Params::<3>::builder(0.05).time_step(1.0 / 120.0).build()?;
 /// assert_eq!(p.kernel_radius(), 0.1);
 /// assert!((p.mass() - 1000.0 * 0.05f32.powi(3) / 1.0098).abs() < 1e-4);
-/// # Ok::<(), pbf_core::CoreError>(())
+/// # Ok::<(), pbf_solver::CoreError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Params<const D: usize> {
@@ -298,9 +298,9 @@ impl<const D: usize> Params<D> {
     /// | `keep_lists` | `true`: a step keeps the last step's neighbour lists while they hold every pair within h | see [`ParamsBuilder::keep_lists`] |
     ///
     /// ```
-    /// let b = pbf_core::Params::<2>::builder(0.1);
+    /// let b = pbf_solver::Params::<2>::builder(0.1);
     /// assert_eq!(b.build()?.gravity(), [0.0, -9.81]);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn builder(spacing: f32) -> ParamsBuilder<D> {
         let mut gravity = [0.0; D];
@@ -336,11 +336,11 @@ impl<const D: usize> Params<D> {
     /// A builder that starts from these parameters.
     ///
     /// ```
-    /// # use pbf_core::Params;
+    /// # use pbf_solver::Params;
     /// let p = Params::<3>::builder(0.1).build()?;
     /// let q = p.to_builder().time_step(0.01).build()?;
     /// assert_eq!(q.time_step(), 0.01);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn to_builder(&self) -> ParamsBuilder<D> {
         ParamsBuilder {
@@ -351,8 +351,8 @@ impl<const D: usize> Params<D> {
     /// Particle rest spacing `s`.
     ///
     /// ```
-    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.spacing(), 0.1);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// assert_eq!(pbf_solver::Params::<3>::builder(0.1).build()?.spacing(), 0.1);
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn spacing(&self) -> f32 {
         self.spacing
@@ -360,8 +360,8 @@ impl<const D: usize> Params<D> {
     /// Kernel radius `h = kernel_radius_rel * s`.
     ///
     /// ```
-    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.kernel_radius(), 0.2);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// assert_eq!(pbf_solver::Params::<3>::builder(0.1).build()?.kernel_radius(), 0.2);
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn kernel_radius(&self) -> f32 {
         self.kernel_radius_rel * self.spacing
@@ -374,9 +374,9 @@ impl<const D: usize> Params<D> {
     /// the rest density, neither compressed nor stretched.
     ///
     /// ```
-    /// let p = pbf_core::Params::<2>::builder(0.1).build()?;
+    /// let p = pbf_solver::Params::<2>::builder(0.1).build()?;
     /// assert!((p.mass() - 10.0 / 1.0146).abs() < 1e-3);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn mass(&self) -> f32 {
         self.mass
@@ -384,8 +384,8 @@ impl<const D: usize> Params<D> {
     /// Rest density `rho0`.
     ///
     /// ```
-    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.rest_density(), 1000.0);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// assert_eq!(pbf_solver::Params::<3>::builder(0.1).build()?.rest_density(), 1000.0);
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn rest_density(&self) -> f32 {
         self.rest_density
@@ -393,8 +393,8 @@ impl<const D: usize> Params<D> {
     /// Time step in seconds.
     ///
     /// ```
-    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.time_step(), 1.0 / 120.0);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// assert_eq!(pbf_solver::Params::<3>::builder(0.1).build()?.time_step(), 1.0 / 120.0);
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn time_step(&self) -> f32 {
         self.time_step
@@ -402,9 +402,9 @@ impl<const D: usize> Params<D> {
     /// The iteration mode.
     ///
     /// ```
-    /// use pbf_core::{Iterations, Params};
+    /// use pbf_solver::{Iterations, Params};
     /// assert_eq!(Params::<3>::builder(0.1).build()?.iterations(), Iterations::Fixed(4));
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn iterations(&self) -> Iterations {
         self.iterations
@@ -412,8 +412,8 @@ impl<const D: usize> Params<D> {
     /// Gravity (an acceleration).
     ///
     /// ```
-    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.gravity(), [0.0, -9.81, 0.0]);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// assert_eq!(pbf_solver::Params::<3>::builder(0.1).build()?.gravity(), [0.0, -9.81, 0.0]);
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn gravity(&self) -> [f32; D] {
         self.gravity
@@ -421,9 +421,9 @@ impl<const D: usize> Params<D> {
     /// The CFM relaxation `eps = cfm_rel / h^2` added to the denominator of lambda.
     ///
     /// ```
-    /// let p = pbf_core::Params::<3>::builder(0.5).cfm_rel(1.0).build()?;
+    /// let p = pbf_solver::Params::<3>::builder(0.5).cfm_rel(1.0).build()?;
     /// assert_eq!(p.cfm_epsilon(), 1.0);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn cfm_epsilon(&self) -> f32 {
         let h = self.kernel_radius();
@@ -432,9 +432,9 @@ impl<const D: usize> Params<D> {
     /// The vorticity confinement strength `eps_v = vorticity_rel * h` (length per second).
     ///
     /// ```
-    /// let p = pbf_core::Params::<3>::builder(0.5).vorticity_rel(0.2).build()?;
+    /// let p = pbf_solver::Params::<3>::builder(0.5).vorticity_rel(0.2).build()?;
     /// assert_eq!(p.vorticity_epsilon(), 0.2);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn vorticity_epsilon(&self) -> f32 {
         self.vorticity_rel * self.kernel_radius()
@@ -442,8 +442,8 @@ impl<const D: usize> Params<D> {
     /// The tensile-instability term's `(k, n, dq_rel)`.
     ///
     /// ```
-    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.s_corr(), (0.1, 4, 0.2));
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// assert_eq!(pbf_solver::Params::<3>::builder(0.1).build()?.s_corr(), (0.1, 4, 0.2));
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn s_corr(&self) -> (f32, u32, f32) {
         (self.s_corr_k, self.s_corr_n, self.s_corr_dq_rel)
@@ -451,8 +451,8 @@ impl<const D: usize> Params<D> {
     /// The XSPH viscosity constant `c`.
     ///
     /// ```
-    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.xsph_c(), 0.01);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// assert_eq!(pbf_solver::Params::<3>::builder(0.1).build()?.xsph_c(), 0.01);
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn xsph_c(&self) -> f32 {
         self.xsph_c
@@ -460,8 +460,8 @@ impl<const D: usize> Params<D> {
     /// The time over which [`xsph_c`](Self::xsph_c) blends (`None`: per step).
     ///
     /// ```
-    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.xsph_period(), Some(1.0 / 120.0));
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// assert_eq!(pbf_solver::Params::<3>::builder(0.1).build()?.xsph_period(), Some(1.0 / 120.0));
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn xsph_period(&self) -> Option<f32> {
         self.xsph_period
@@ -472,7 +472,7 @@ impl<const D: usize> Params<D> {
     /// `None`.
     ///
     /// ```
-    /// use pbf_core::Params;
+    /// use pbf_solver::Params;
     /// let at_120 = Params::<3>::builder(0.1).build()?;
     /// assert!((at_120.xsph_per_step() - 0.01).abs() < 1e-7);
     /// // Four times the step: four periods' blend, 1 - 0.99^4.
@@ -480,7 +480,7 @@ impl<const D: usize> Params<D> {
     /// assert!((at_30.xsph_per_step() - 0.0394).abs() < 1e-4);
     /// let literal = Params::<3>::builder(0.1).time_step(1.0 / 30.0).xsph_period(None).build()?;
     /// assert_eq!(literal.xsph_per_step(), 0.01);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn xsph_per_step(&self) -> f32 {
         match self.xsph_period {
@@ -494,8 +494,8 @@ impl<const D: usize> Params<D> {
     /// The vorticity strength relative to `h`, per second.
     ///
     /// ```
-    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.vorticity_rel(), 0.1);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// assert_eq!(pbf_solver::Params::<3>::builder(0.1).build()?.vorticity_rel(), 0.1);
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn vorticity_rel(&self) -> f32 {
         self.vorticity_rel
@@ -503,8 +503,8 @@ impl<const D: usize> Params<D> {
     /// The CFM relaxation relative to `h^2`.
     ///
     /// ```
-    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.cfm_rel(), 0.1);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// assert_eq!(pbf_solver::Params::<3>::builder(0.1).build()?.cfm_rel(), 0.1);
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn cfm_rel(&self) -> f32 {
         self.cfm_rel
@@ -512,8 +512,8 @@ impl<const D: usize> Params<D> {
     /// `h / s`.
     ///
     /// ```
-    /// assert_eq!(pbf_core::Params::<3>::builder(0.1).build()?.kernel_radius_rel(), 2.0);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// assert_eq!(pbf_solver::Params::<3>::builder(0.1).build()?.kernel_radius_rel(), 2.0);
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn kernel_radius_rel(&self) -> f32 {
         self.kernel_radius_rel
@@ -521,8 +521,8 @@ impl<const D: usize> Params<D> {
     /// Whether only compression is corrected.
     ///
     /// ```
-    /// assert!(pbf_core::Params::<3>::builder(0.1).build()?.unilateral());
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// assert!(pbf_solver::Params::<3>::builder(0.1).build()?.unilateral());
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn unilateral(&self) -> bool {
         self.unilateral
@@ -531,9 +531,9 @@ impl<const D: usize> Params<D> {
     /// `Auto` to is [`Solver::relaxation`](crate::Solver::relaxation).
     ///
     /// ```
-    /// use pbf_core::{Params, Relaxation};
+    /// use pbf_solver::{Params, Relaxation};
     /// assert_eq!(Params::<3>::builder(0.1).build()?.relaxation(), Relaxation::Auto);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn relaxation(&self) -> Relaxation {
         self.relaxation
@@ -541,9 +541,9 @@ impl<const D: usize> Params<D> {
     /// The pass implementation.
     ///
     /// ```
-    /// use pbf_core::{Backend, Params};
+    /// use pbf_solver::{Backend, Params};
     /// assert_eq!(Params::<3>::builder(0.1).build()?.backend(), Backend::Lanes);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn backend(&self) -> Backend {
         self.backend
@@ -551,9 +551,9 @@ impl<const D: usize> Params<D> {
     /// How the iterations combine.
     ///
     /// ```
-    /// use pbf_core::{Acceleration, Params};
+    /// use pbf_solver::{Acceleration, Params};
     /// assert_eq!(Params::<3>::builder(0.1).build()?.acceleration(), Acceleration::None);
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn acceleration(&self) -> Acceleration {
         self.acceleration
@@ -562,9 +562,9 @@ impl<const D: usize> Params<D> {
     /// [`ParamsBuilder::coarse_correction`]).
     ///
     /// ```
-    /// use pbf_core::Params;
+    /// use pbf_solver::Params;
     /// assert!(Params::<3>::builder(0.1).build()?.coarse_correction());
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn coarse_correction(&self) -> bool {
         self.coarse_correction
@@ -573,9 +573,9 @@ impl<const D: usize> Params<D> {
     /// [`ParamsBuilder::keep_lists`]).
     ///
     /// ```
-    /// use pbf_core::Params;
+    /// use pbf_solver::Params;
     /// assert!(Params::<3>::builder(0.1).build()?.keep_lists());
-    /// # Ok::<(), pbf_core::CoreError>(())
+    /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn keep_lists(&self) -> bool {
         self.keep_lists
@@ -585,7 +585,7 @@ impl<const D: usize> Params<D> {
 /// Builder of [`Params`]; [`build`](Self::build) validates every field.
 ///
 /// ```
-/// use pbf_core::{CoreError, Params};
+/// use pbf_solver::{CoreError, Params};
 /// let err = Params::<3>::builder(0.1).time_step(-1.0).build().unwrap_err();
 /// assert!(matches!(err, CoreError::InvalidParameter { field: "time_step", .. }));
 /// ```
@@ -678,7 +678,7 @@ impl<const D: usize> ParamsBuilder<D> {
         /// boiling at |v|/h 13-19 per second; with the period, 6-9 at 4 iterations.
         ///
         /// ```
-        /// use pbf_core::{CoreError, Params};
+        /// use pbf_solver::{CoreError, Params};
         /// let p = Params::<2>::builder(0.1).xsph_period(Some(0.01)).time_step(0.02).build()?;
         /// assert!((p.xsph_per_step() - (1.0 - 0.99f32 * 0.99)).abs() < 1e-6);
         /// let err = Params::<2>::builder(0.1).xsph_period(Some(0.0)).build().unwrap_err();
@@ -712,7 +712,7 @@ impl<const D: usize> ParamsBuilder<D> {
         /// where it matters. See [`Relaxation`].
         ///
         /// ```
-        /// use pbf_core::{CoreError, Params, Relaxation};
+        /// use pbf_solver::{CoreError, Params, Relaxation};
         /// let p = Params::<2>::builder(0.05).relaxation(Relaxation::Fixed(0.8)).build()?;
         /// assert_eq!(p.relaxation(), Relaxation::Fixed(0.8));
         /// let err = Params::<2>::builder(0.05).relaxation(Relaxation::Fixed(1.5)).build();
@@ -745,7 +745,7 @@ impl<const D: usize> ParamsBuilder<D> {
         /// (whose overshoot bound, a third, the weights are computed from).
         ///
         /// ```
-        /// use pbf_core::{Acceleration, CoreError, Iterations, Params};
+        /// use pbf_solver::{Acceleration, CoreError, Iterations, Params};
         /// let ok = Params::<3>::builder(0.05).acceleration(Acceleration::Chebyshev).build();
         /// assert!(ok.is_ok());
         /// let adaptive = Iterations::Adaptive { max_density_error_percent: 1.0, min: 2, max: 20 };
@@ -798,7 +798,7 @@ impl<const D: usize> ParamsBuilder<D> {
         /// hold every particle).
         ///
         /// ```
-        /// use pbf_core::{Domain, Iterations, Params, Solver};
+        /// use pbf_solver::{Domain, Iterations, Params, Solver};
         /// let params = Params::<2>::builder(0.05)
         ///     .time_step(1.0 / 30.0)
         ///     .iterations(Iterations::Fixed(2))
@@ -811,7 +811,7 @@ impl<const D: usize> ParamsBuilder<D> {
         ///     stats = pool.step()?;
         /// }
         /// assert!(stats.average_density_error < 0.05);
-        /// # Ok::<(), pbf_core::CoreError>(())
+        /// # Ok::<(), pbf_solver::CoreError>(())
         /// ```
         coarse_correction: bool
     );
@@ -834,7 +834,7 @@ impl<const D: usize> ParamsBuilder<D> {
         /// step (a real-time budget), and the same work a step for benchmarks.
         ///
         /// ```
-        /// use pbf_core::{Domain, Params, Solver};
+        /// use pbf_solver::{Domain, Params, Solver};
         /// let params = Params::<2>::builder(0.05).gravity([0.0; 2]).build()?;
         /// let mut pool = Solver::new(params.clone(), Domain::new([0.0; 2], [1.0; 2])?)?;
         /// pool.add_block([0.2; 2], [0.6; 2], [0.0; 2])?;
@@ -846,7 +846,7 @@ impl<const D: usize> ParamsBuilder<D> {
         /// pool.add_block([0.2; 2], [0.6; 2], [0.0; 2])?;
         /// pool.step()?;
         /// assert_eq!(pool.step()?.searches, 1);
-        /// # Ok::<(), pbf_core::CoreError>(())
+        /// # Ok::<(), pbf_solver::CoreError>(())
         /// ```
         keep_lists: bool
     );
@@ -861,7 +861,7 @@ impl<const D: usize> ParamsBuilder<D> {
     /// [`CoreError::InvalidParameter`] naming the first field out of range.
     ///
     /// ```
-    /// use pbf_core::{CoreError, Iterations, Params};
+    /// use pbf_solver::{CoreError, Iterations, Params};
     /// assert!(Params::<3>::builder(0.1).build().is_ok());
     /// let err = Params::<3>::builder(0.1).iterations(Iterations::Fixed(0)).build();
     /// assert!(matches!(err, Err(CoreError::InvalidParameter { field: "iterations", .. })));

@@ -1,6 +1,6 @@
 //! The coarse density correction (`ParamsBuilder::coarse_correction`): a deep pool at a
 //! large time step, where a few Jacobi passes leave the fluid squeezed.
-use pbf_core::{CoreError, Domain, Iterations, Params, Solver};
+use pbf_solver::{CoreError, Domain, Iterations, Params, Solver};
 
 /// A 2D pool 16 particles wide and 64 deep, stepped at 1/30 s with 2 iterations, on the
 /// floor of a box: the mean over the last 30 of 90 steps of the average density error,

@@ -1,7 +1,7 @@
 //! Properties: momentum, scale invariance, determinism, SIMD against scalar, ids.
 
 use crate::common;
-use pbf_core::{Backend, Domain, Params, Solver, scenes};
+use pbf_solver::{Backend, Domain, Params, Solver, scenes};
 use proptest::prelude::*;
 
 fn cloud<const D: usize>(points: &[[f32; D]], unilateral: bool) -> Solver<D> {
@@ -147,7 +147,7 @@ fn run_on_threads(
     threads: usize,
     particles: usize,
     steps: usize,
-    edit: impl Fn(pbf_core::ParamsBuilder<3>) -> pbf_core::ParamsBuilder<3> + Send + Sync,
+    edit: impl Fn(pbf_solver::ParamsBuilder<3>) -> pbf_solver::ParamsBuilder<3> + Send + Sync,
 ) -> (Vec<u32>, Vec<u64>) {
     state_on_threads(threads, steps, || {
         let scene = scenes::dam_break_3d(particles).unwrap();
@@ -163,12 +163,13 @@ fn run_on_threads(
 #[test]
 fn one_and_two_threads_give_bit_identical_state_after_200_steps() {
     for (acceleration, coarse, steps) in [
-        (pbf_core::Acceleration::None, false, 200),
-        (pbf_core::Acceleration::Chebyshev, false, 100),
-        (pbf_core::Acceleration::None, true, 100),
+        (pbf_solver::Acceleration::None, false, 200),
+        (pbf_solver::Acceleration::Chebyshev, false, 100),
+        (pbf_solver::Acceleration::None, true, 100),
     ] {
-        let edit =
-            |b: pbf_core::ParamsBuilder<3>| b.acceleration(acceleration).coarse_correction(coarse);
+        let edit = |b: pbf_solver::ParamsBuilder<3>| {
+            b.acceleration(acceleration).coarse_correction(coarse)
+        };
         let one = run_on_threads(1, 4000, steps, edit);
         let two = run_on_threads(2, 4000, steps, edit);
         assert_eq!(
@@ -188,7 +189,7 @@ fn one_and_two_threads_give_bit_identical_state_after_200_steps() {
 /// particles, where the passes prefetch and the lists' groups change shape.
 #[test]
 fn three_five_and_eight_threads_give_the_bits_of_one() {
-    let adaptive = pbf_core::Iterations::Adaptive {
+    let adaptive = pbf_solver::Iterations::Adaptive {
         max_density_error_percent: 0.5,
         min: 2,
         max: 8,
@@ -200,7 +201,7 @@ fn three_five_and_eight_threads_give_the_bits_of_one() {
         (70_000, 8, &[3], false),
     ];
     for (particles, steps, threads, adapt) in cases {
-        let edit = |b: pbf_core::ParamsBuilder<3>| if adapt { b.iterations(adaptive) } else { b };
+        let edit = |b: pbf_solver::ParamsBuilder<3>| if adapt { b.iterations(adaptive) } else { b };
         let one = run_on_threads(1, particles, steps, edit);
         for &t in threads {
             let many = run_on_threads(t, particles, steps, edit);
@@ -239,7 +240,7 @@ fn ids_survive_reordering_and_removal() {
 
 #[test]
 fn an_emitter_adds_layers_at_the_rest_spacing() {
-    use pbf_core::Emitter;
+    use pbf_solver::Emitter;
     let params = Params::<3>::builder(0.05).build().unwrap();
     let mut s = Solver::new(params, Domain::new([0.0; 3], [1.0; 3]).unwrap()).unwrap();
     s.add_emitter(Emitter::new([0.5, 0.8, 0.5], [0.0, -1.0, 0.0], 1.0, 0.1, 0.0, 0.5).unwrap())
@@ -256,7 +257,7 @@ fn an_emitter_adds_layers_at_the_rest_spacing() {
 
 #[test]
 fn adaptive_iterations_reach_the_target() {
-    use pbf_core::Iterations;
+    use pbf_solver::Iterations;
     let mut s = scenes::block_at_rest::<3>(1000).unwrap();
     common::run(&mut s, 60);
     let params = s

@@ -1,7 +1,7 @@
 //! A block in a box settles at rest with a small density error.
 
 use crate::common;
-use pbf_core::scenes::block_at_rest;
+use pbf_solver::scenes::block_at_rest;
 
 fn check<const D: usize>(particles: usize, steps: usize) {
     let mut s = block_at_rest::<D>(particles).unwrap();
@@ -44,16 +44,16 @@ fn block_settles_in_2d() {
 fn one_iteration_per_step_does_not_blow_up_a_block_without_gravity() {
     for dt in [1.0 / 120.0, 1.0 / 480.0] {
         let s = 0.05;
-        let params = pbf_core::Params::<3>::builder(s)
+        let params = pbf_solver::Params::<3>::builder(s)
             .time_step(dt)
             .gravity([0.0; 3])
-            .iterations(pbf_core::Iterations::Fixed(1))
+            .iterations(pbf_solver::Iterations::Fixed(1))
             .build()
             .unwrap();
         let (w, hgt) = (10.0 * s, 20.0 * s);
-        let mut solver = pbf_core::Solver::new(
+        let mut solver = pbf_solver::Solver::new(
             params,
-            pbf_core::Domain::new([0.0; 3], [w, 2.0 * hgt, w]).unwrap(),
+            pbf_solver::Domain::new([0.0; 3], [w, 2.0 * hgt, w]).unwrap(),
         )
         .unwrap();
         solver.add_block([0.0; 3], [w, hgt, w], [0.0; 3]).unwrap();

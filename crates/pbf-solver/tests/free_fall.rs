@@ -6,7 +6,7 @@
 //! defaults, the median density stays within 1% of the rest density and the volume of
 //! the particles' bounding box within 2% of its start.
 
-use pbf_core::{Domain, Params, Solver};
+use pbf_solver::{Domain, Params, Solver};
 
 fn bounding_volume<const D: usize>(s: &Solver<D>) -> f64 {
     s.positions()
