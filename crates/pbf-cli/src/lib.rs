@@ -5,7 +5,7 @@
 //! pbf                                  run the built-in 3D dam break, print a summary,
 //!                                      write pbf-out/last_frame.png
 //! pbf run [SCENE.toml] [--steps N | --duration SECONDS] [-o|--output DIR] [--overwrite]
-//!         [--format vtk|bgeo|ply|csv] [--every K] [--threads T] [-q|--quiet]
+//!         [--format vtk|bgeo|bgeo-gz|ply|csv] [--every K] [--threads T] [-q|--quiet]
 //!         [--render] [--gif] [--axis x|y|z] [--colour speed|density] [--width PX]
 //!         [--surface obj|ply|vtk [--surface-cube-size M] [--surface-iso T]]
 //! pbf scenes                           list the built-in scenes

@@ -33,7 +33,9 @@ fn owned(name: &str) -> Option<bool> {
     if base == PVD_FILE_NAME || extensions.iter().any(|e| base == series_file_name(e)) {
         return Some(true);
     }
-    let (stem, extension) = name.rsplit_once('.')?;
+    // The stem is the name up to its first dot: an extension may have two parts
+    // (`bgeo.gz`).
+    let (stem, extension) = name.split_once('.')?;
     let numbered = |digits: &str| digits.len() >= 5 && digits.bytes().all(|b| b.is_ascii_digit());
     let is_frame = stem.strip_prefix("frame_").is_some_and(numbered)
         && (extension == "png" || extensions.contains(&extension));

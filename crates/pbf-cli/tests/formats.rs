@@ -359,7 +359,17 @@ fn read_independently(format: Format, path: &Path) -> Vec<Particle> {
                 })
                 .collect()
         }
-        Format::Bgeo => {
+        Format::Bgeo | Format::BgeoGz => {
+            let bytes = if format == Format::BgeoGz {
+                use std::io::Read;
+                let mut inflated = Vec::new();
+                flate2::read::GzDecoder::new(bytes.as_slice())
+                    .read_to_end(&mut inflated)
+                    .expect("gzip");
+                inflated
+            } else {
+                bytes
+            };
             let bgeo = parse_bgeo(&bytes);
             let float = |w: [u8; 4]| f32::from_be_bytes(w);
             (0..bgeo.positions.len())
@@ -677,4 +687,47 @@ fn a_run_stopped_midway_leaves_valid_series_of_what_it_wrote() {
     for name in ["frames.vtk.series.tmp", "frames.pvd.tmp"] {
         assert!(!out.join(name).exists(), "{name}");
     }
+}
+
+/// `--format bgeo-gz` writes gzip files (`frame_NNNNN.bgeo.gz`) that inflate, with the
+/// `flate2` decoder, to exactly the bytes `--format bgeo` writes for the same run, and
+/// that a second run into the same directory counts as frames of its own.
+#[test]
+fn compressed_bgeo_is_the_bgeo_gzipped() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scene = init(dir.path(), "glass", 200);
+    let plain = run_frames(&scene, Format::Bgeo, 1, 1, &dir.path().join("bgeo"));
+    let out = dir.path().join("gz");
+    let packed = run_frames(&scene, Format::BgeoGz, 1, 1, &out);
+    assert_eq!(plain.frames.len(), packed.frames.len());
+    for (a, b) in plain.frames.iter().zip(&packed.frames) {
+        let name = b.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.starts_with("frame_") && name.ends_with(".bgeo.gz"),
+            "{name}"
+        );
+        let gz = std::fs::read(b).expect("frame");
+        assert_eq!(&gz[..2], &[0x1f, 0x8b], "the gzip magic");
+        let mut inflated = Vec::new();
+        flate2::read::GzDecoder::new(gz.as_slice())
+            .read_to_end(&mut inflated)
+            .expect("gzip");
+        assert_eq!(inflated, std::fs::read(a).expect("frame"), "{name}");
+    }
+    assert!(out.join("frames.bgeo.gz.series").is_file());
+    let (again, _) = common::run(&[
+        "run",
+        common::arg(&scene),
+        "--steps",
+        "1",
+        "--format",
+        "bgeo-gz",
+        "-o",
+        common::arg(&out),
+    ]);
+    assert!(
+        matches!(again, Err(pbf_cli::CliError::OutputExists { .. })),
+        "{again:?}"
+    );
 }

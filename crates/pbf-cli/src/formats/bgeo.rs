@@ -50,6 +50,53 @@ const ATTRIBUTES: [(&str, u16, i32); 3] = [
 /// # Ok::<(), pbf_cli::CliError>(())
 /// ```
 pub fn write(frame: &Frame, path: &Path) -> Result<(), CliError> {
+    let b = encode(frame, path)?;
+    let mut file = std::fs::File::create(path).map_err(|e| CliError::write(path, e))?;
+    file.write_all(&b).map_err(|e| CliError::write(path, e))
+}
+
+/// Writes `frame` as classic BGEO compressed with gzip (`.bgeo.gz`, which partio,
+/// Houdini and SPlisHSPlasH's tools read): the bytes of [`write()`](fn@write), deflated.
+///
+/// # Errors
+/// [`CliError::Write`] naming the path.
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("f.bgeo.gz");
+/// let frame = pbf_cli::Frame { positions: vec![[0.5, 1.0, 0.0]], velocities: vec![[0.0; 3]], densities: vec![1000.0], ids: vec![3] };
+/// pbf_cli::formats::bgeo::write_gz(&frame, &path)?;
+/// assert_eq!(&std::fs::read(&path).unwrap()[..2], &[0x1f, 0x8b]); // the gzip magic
+/// assert_eq!(pbf_cli::formats::bgeo::read_gz(&path)?.ids, vec![3]);
+/// # Ok::<(), pbf_cli::CliError>(())
+/// ```
+pub fn write_gz(frame: &Frame, path: &Path) -> Result<(), CliError> {
+    let b = encode(frame, path)?;
+    let file = std::fs::File::create(path).map_err(|e| CliError::write(path, e))?;
+    let mut gz = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+    gz.write_all(&b).map_err(|e| CliError::write(path, e))?;
+    gz.finish()
+        .and_then(|mut f| f.flush())
+        .map_err(|e| CliError::write(path, e))
+}
+
+/// Reads a gzip-compressed classic BGEO file, as [`read`] reads an uncompressed one.
+///
+/// # Errors
+/// [`CliError::Read`], or [`CliError::Format`] when the file is not gzip or its
+/// content is not BGEO.
+pub fn read_gz(path: &Path) -> Result<Frame, CliError> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| read_error(path, e))?;
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(file)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format_error(path, "BGEO", format!("not gzip data: {e}")))?;
+    decode(&bytes, path)
+}
+
+/// The bytes of `frame` as classic BGEO.
+fn encode(frame: &Frame, path: &Path) -> Result<Vec<u8>, CliError> {
     let n = i32::try_from(frame.len())
         .map_err(|_| CliError::write(path, "too many particles for BGEO"))?;
     let mut b = Vec::with_capacity(64 + frame.len() * 32);
@@ -80,8 +127,7 @@ pub fn write(frame: &Frame, path: &Path) -> Result<(), CliError> {
         }
     }
     b.extend_from_slice(&[0x00, 0xff]);
-    let mut file = std::fs::File::create(path).map_err(|e| CliError::write(path, e))?;
-    file.write_all(&b).map_err(|e| CliError::write(path, e))
+    Ok(b)
 }
 
 /// A big-endian cursor that reports running past the end as an error.
@@ -121,12 +167,14 @@ impl Cursor<'_> {
 /// ```
 pub fn read(path: &Path) -> Result<Frame, CliError> {
     let bytes = std::fs::read(path).map_err(|e| read_error(path, e))?;
+    decode(&bytes, path)
+}
+
+/// The frame in the classic BGEO `bytes` of the file at `path` (named in errors).
+fn decode(bytes: &[u8], path: &Path) -> Result<Frame, CliError> {
     let bad = |m: &str| format_error(path, "BGEO", m);
     let truncated = || bad("the file ends early");
-    let mut c = Cursor {
-        bytes: &bytes,
-        at: 0,
-    };
+    let mut c = Cursor { bytes, at: 0 };
     if c.take(5) != Some(b"BgeoV".as_slice()) {
         return Err(bad(
             "no `BgeoV` magic (only the classic format is supported)",

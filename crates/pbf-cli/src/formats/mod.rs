@@ -30,6 +30,7 @@ use crate::frame::Frame;
 /// use pbf_cli::Format;
 /// assert_eq!(Format::Vtk.extension(), "vtk");
 /// assert_eq!(Format::from_extension("bgeo"), Some(Format::Bgeo));
+/// assert_eq!(Format::from_extension("bgeo.gz"), Some(Format::BgeoGz));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -37,6 +38,9 @@ pub enum Format {
     Vtk,
     /// Houdini classic binary geometry.
     Bgeo,
+    /// Houdini classic binary geometry compressed with gzip (`.bgeo.gz`).
+    #[value(name = "bgeo-gz", alias = "bgeo.gz")]
+    BgeoGz,
     /// Binary PLY (Blender, MeshLab).
     Ply,
     /// Comma-separated values.
@@ -45,7 +49,13 @@ pub enum Format {
 
 impl Format {
     /// Every format.
-    pub const ALL: [Format; 4] = [Format::Vtk, Format::Bgeo, Format::Ply, Format::Csv];
+    pub const ALL: [Format; 5] = [
+        Format::Vtk,
+        Format::Bgeo,
+        Format::BgeoGz,
+        Format::Ply,
+        Format::Csv,
+    ];
 
     /// The file extension (without the dot).
     ///
@@ -56,6 +66,7 @@ impl Format {
         match self {
             Format::Vtk => "vtk",
             Format::Bgeo => "bgeo",
+            Format::BgeoGz => "bgeo.gz",
             Format::Ply => "ply",
             Format::Csv => "csv",
         }
@@ -91,6 +102,7 @@ impl Format {
         match self {
             Format::Vtk => vtk::write(frame, path),
             Format::Bgeo => bgeo::write(frame, path),
+            Format::BgeoGz => bgeo::write_gz(frame, path),
             Format::Ply => ply::write(frame, path),
             Format::Csv => csv::write(frame, path),
         }
@@ -110,6 +122,7 @@ impl Format {
         match self {
             Format::Vtk => vtk::read(path),
             Format::Bgeo => bgeo::read(path),
+            Format::BgeoGz => bgeo::read_gz(path),
             Format::Ply => ply::read(path),
             Format::Csv => csv::read(path),
         }
