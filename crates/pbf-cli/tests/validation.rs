@@ -187,50 +187,34 @@ fn pbf_validate_writes_the_document_and_its_plots() {
     assert_eq!(err.unwrap_err().exit_code(), 2);
 }
 
-/// Every particle of a built-in glass scene, at every step of `seconds`, stays within
-/// the glass's inner radius (or half-width in 2D) and above its floor, and from one
-/// second on (once the block, which starts with its middle at the rim, has fallen in)
-/// below its rim: nothing leaves the glass.
-fn stays_in_the_glass<const D: usize>(mut s: pbf_solver::Solver<D>, seconds: f64) {
-    let (centre, half_width, floor, rim) = match *s.colliders()[0].shape() {
-        pbf_solver::Shape::Cylinder {
-            base,
-            radius,
-            height,
-        } => (base, radius, base[1], base[1] + height),
-        pbf_solver::Shape::Box {
-            center,
-            half_extents,
-        } => {
-            let mut base = [0.0; D];
-            base[0] = center[0];
-            (
-                base,
-                half_extents[0],
-                center[1] - half_extents[1],
-                center[1] + half_extents[1],
-            )
-        }
-        ref other => panic!("{other:?}"),
+/// Every particle of the built-in 3D glass, at every step of `seconds`, stays within
+/// the glass's inner radius and above its floor, and from one second on (once the
+/// block, which starts with its middle at the rim, has fallen in) below its rim:
+/// nothing leaves the glass.
+fn stays_in_the_glass(mut s: pbf_solver::Solver<3>, seconds: f64) {
+    let pbf_solver::Shape::Cylinder {
+        base,
+        radius,
+        height,
+    } = *s.colliders()[0].shape()
+    else {
+        panic!("the glass is a cylinder");
     };
+    let (floor, rim) = (base[1], base[1] + height);
     let steps = (seconds / f64::from(s.params().time_step())).round() as usize;
     for step in 0..steps {
         s.step().unwrap();
         let p = s.positions();
         for (i, &x) in p[0].iter().enumerate() {
-            let across = if D == 3 {
-                ((x - centre[0]).powi(2) + (p[D - 1][i] - centre[D - 1]).powi(2)).sqrt()
-            } else {
-                (x - centre[0]).abs()
-            };
+            let across = ((x - base[0]).powi(2) + (p[2][i] - base[2]).powi(2)).sqrt();
             assert!(
-                across < half_width && p[1][i] > floor,
-                "{D}D step {step}: particle {i} out of the glass at {:?}",
-                (0..D).map(|a| p[a][i]).collect::<Vec<_>>()
+                across < radius && p[1][i] > floor,
+                "step {step}: particle {i} out of the glass at {:?}",
+                [x, p[1][i], p[2][i]]
             );
             assert!(
                 s.time() < 1.0 || p[1][i] < rim,
-                "{D}D step {step}: particle {i} above the rim at height {}",
+                "step {step}: particle {i} above the rim at height {}",
                 p[1][i]
             );
         }

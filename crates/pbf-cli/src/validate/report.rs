@@ -477,23 +477,17 @@ fn stability_section(
         r.stability.len()
     );
     let _ = writeln!(md, "### 1.1 At the library's defaults\n");
-    stability_group(md, &r.stability, "", plots)?;
+    stability_group(md, &r.stability, plots)?;
     Ok(())
 }
 
-/// One setting's table, heat map (`stability{suffix}.png`) and settling traces.
+/// The table, heat map (`stability.png`) and settling traces (`stability_settling.png`).
 fn stability_group(
     md: &mut String,
     cells: &[StabilityResult],
-    suffix: &str,
     plots: &Path,
 ) -> Result<(), CliError> {
     let stable = cells.iter().filter(|c| c.stable()).count();
-    let tag = if suffix.is_empty() {
-        ""
-    } else {
-        " (COARSE CORRECTION)"
-    };
     let mut coverage = Vec::new();
     let mut counts: Vec<usize> = cells.iter().map(|c| c.particles).collect();
     counts.dedup();
@@ -606,7 +600,7 @@ fn stability_group(
         }
     }
     let map = HeatMap {
-        title: format!("STABILITY{tag}: AVG |V|/H OVER 1 S AFTER SETTLING"),
+        title: "STABILITY: AVG |V|/H OVER 1 S AFTER SETTLING".into(),
         row_title: "PARTICLES, G/H".into(),
         column_title: "DT, ITERATIONS".into(),
         row_labels: rows
@@ -623,11 +617,7 @@ fn stability_group(
         range: (0.01, 100.0),
         colour_label: "AVG |V|/H PER S (LOG), X = UNSTABLE".into(),
     };
-    let path = save(
-        &map.render((44, 34)),
-        plots,
-        &format!("stability{suffix}.png"),
-    )?;
+    let path = save(&map.render((44, 34)), plots, "stability.png")?;
     let _ = writeln!(
         md,
         "\n![stability heat map]({path})\n\nColour: average |v|/h on a log scale; a cross marks \
@@ -672,38 +662,32 @@ fn stability_group(
     }
     if !series.is_empty() {
         let plot = LinePlot {
-            title: format!("SETTLING IN THE GLASS{tag}, {largest} PARTICLES, G/H {g0}"),
+            title: format!("SETTLING IN THE GLASS, {largest} PARTICLES, G/H {g0}"),
             x_label: "TIME (S)".into(),
             y_label: "MEAN |V|/H (1/S)".into(),
             log_y: true,
             series,
             ..Default::default()
         };
-        let path = save(
-            &plot.render(900, 520),
-            plots,
-            &format!("stability{suffix}_settling.png"),
-        )?;
+        let path = save(&plot.render(900, 520), plots, "stability_settling.png")?;
         let _ = writeln!(
             md,
             "![settling traces]({path})\n\nMean |v|/h after every step for the largest cells \
              at g/h = {g0}: every time step at 4 iterations, and dt = 1/30 at the other counts.\n"
         );
     }
-    // The caveat once, after the first table.
-    if suffix.is_empty() {
-        let _ = writeln!(
-            md,
-            "A caveat: the spacing is fixed (h = 0.1), so more particles make a larger glass \
-             (the 64,000-particle cube is 2 m on a side). Sloshing in a glass of size b has a \
-             natural speed of order sqrt(g b) and a period of order 2 pi sqrt(b / g), both \
-             growing with b: at 64,000 particles the first is tens of h per second and the \
-             second longer than the settling time, so the |v|/h criterion alone does not \
-             separate slow large-scale sloshing from instability there. Particles leaving the \
-             glass, and density errors far above those of the smaller glasses at the same \
-             time step, are failures at any size.\n"
-        );
-    }
+    // The caveat on the sizes of the glasses.
+    let _ = writeln!(
+        md,
+        "A caveat: the spacing is fixed (h = 0.1), so more particles make a larger glass \
+         (the 64,000-particle cube is 2 m on a side). Sloshing in a glass of size b has a \
+         natural speed of order sqrt(g b) and a period of order 2 pi sqrt(b / g), both \
+         growing with b: at 64,000 particles the first is tens of h per second and the \
+         second longer than the settling time, so the |v|/h criterion alone does not \
+         separate slow large-scale sloshing from instability there. Particles leaving the \
+         glass, and density errors far above those of the smaller glasses at the same \
+         time step, are failures at any size.\n"
+    );
     let unstable: Vec<&&StabilityResult> = sorted.iter().filter(|c| !c.stable()).collect();
     if !unstable.is_empty() {
         let _ = writeln!(
@@ -717,13 +701,7 @@ fn stability_group(
                     time_step_label(c.cell.time_step),
                     c.cell.gravity_over_h,
                     c.cell.iterations,
-                    if c.diverged {
-                        "NaN".to_owned()
-                    } else if c.escaped > 0 && c.average_speed_over_h <= UNSTABLE_SPEED_OVER_H {
-                        format!("{} escaped", c.escaped)
-                    } else {
-                        format!("|v|/h {:.1}, {} escaped", c.average_speed_over_h, c.escaped)
-                    }
+                    c.failures().join(", ")
                 ))
                 .collect::<Vec<_>>()
                 .join("; ")

@@ -150,11 +150,39 @@ impl StabilityResult {
     /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn stable(&self) -> bool {
-        !self.diverged
-            && self.escaped == 0
-            && self.average_speed_over_h <= UNSTABLE_SPEED_OVER_H
-            && self.max_density_error <= MAX_DENSITY_ERROR
-            && self.energy_rise <= ENERGY_TOLERANCE
+        self.failures().is_empty()
+    }
+
+    /// The criteria of [`stable`](Self::stable) that fail, each with its figure.
+    ///
+    /// ```
+    /// # use pbf_cli::validate::{run_stability_cell, StabilityCell, StabilityTiming};
+    /// # let cell = StabilityCell { particles: 216, time_step: 1.0 / 30.0, gravity_over_h: 98.1, iterations: 2, coarse_correction: true };
+    /// let r = run_stability_cell(&cell, StabilityTiming { settle: 0.1, measure: 0.1 })?;
+    /// assert_eq!(r.failures().is_empty(), r.stable());
+    /// # Ok::<(), pbf_solver::CoreError>(())
+    /// ```
+    pub fn failures(&self) -> Vec<String> {
+        if self.diverged {
+            return vec!["(c) NaN".to_owned()];
+        }
+        let mut failed = Vec::new();
+        if self.average_speed_over_h > UNSTABLE_SPEED_OVER_H {
+            failed.push(format!("(a) |v|/h {:.1}", self.average_speed_over_h));
+        }
+        if self.max_density_error > MAX_DENSITY_ERROR || self.max_density_error.is_nan() {
+            failed.push(format!(
+                "(b) max density error {:.1}%",
+                100.0 * self.max_density_error
+            ));
+        }
+        if self.escaped > 0 {
+            failed.push(format!("(d) {} escaped", self.escaped));
+        }
+        if self.energy_rise > ENERGY_TOLERANCE || self.energy_rise.is_nan() {
+            failed.push(format!("(e) energy rise {:.1e} M g b", self.energy_rise));
+        }
+        failed
     }
 }
 
