@@ -17,6 +17,7 @@ mod properties;
 mod readme;
 mod relaxation;
 mod rest;
+mod state_hash;
 
 /// With `autotests = false`, a new file in `tests/` would be compiled by nothing: every
 /// `.rs` file there is a module above or the allocation test's own binary.
