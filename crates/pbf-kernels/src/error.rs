@@ -35,4 +35,10 @@ pub enum KernelError {
         /// What the field must satisfy.
         reason: &'static str,
     },
+    /// A lane backend this CPU does not run was asked for.
+    #[error("the {lanes} lanes are not available on this CPU")]
+    LanesUnavailable {
+        /// The backend's name ([`LaneKind::name`](crate::LaneKind::name)).
+        lanes: &'static str,
+    },
 }

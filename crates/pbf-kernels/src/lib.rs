@@ -67,7 +67,9 @@
 //! Because the lanes never use fused or approximate operations, the results are the
 //! same bits under every target.
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+// `unsafe` is allowed only in the lane backends (`lane/`), each block with its
+// `SAFETY` note.
+#![deny(unsafe_code)]
 
 /// The README's example, compiled and run as a doc test.
 #[cfg(doctest)]
@@ -76,16 +78,20 @@ struct ReadmeExample;
 
 mod error;
 mod kernel;
+mod lane;
 mod pair;
 mod poly6;
 mod simd;
 mod spiky;
 mod tensile;
+mod walls;
 
 pub use error::KernelError;
 pub use kernel::Kernel;
+pub use lane::{Eight, Index, Lane, LaneKind, MAX_WIDTH, WithEight, WithLane, load8};
 pub use simd::SimdF32;
 pub use tensile::TensileCorrection;
+pub use walls::{SAMPLES, WallTables};
 pub use wide::f32x8;
 
 /// Number of lanes in [`f32x8`].

@@ -12,90 +12,7 @@
 //! correction, `lambda_i (-A(d) n)`, moves the particle off it.
 
 use crate::collide::{Collider, Domain};
-use pbf_kernels::Kernel;
-
-/// Samples of each table on `0..=h`.
-pub(crate) const SAMPLES: usize = 128;
-
-/// `Phi(d)` and `A(d)` sampled on `0..=h`.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct WallTables {
-    h: f32,
-    density: [f32; SAMPLES],
-    gradient: [f32; SAMPLES],
-}
-
-impl WallTables {
-    pub(crate) fn new<const D: usize>(kernel: &Kernel<D>) -> Self {
-        let h = f64::from(kernel.h());
-        let poly6 = |r: f64| f64::from(kernel.poly6((r * r) as f32));
-        let spiky = |r: f64| f64::from(kernel.spiky((r * r) as f32));
-        // The integral of a radial function over the plane at distance z.
-        let plane = |f: &dyn Fn(f64) -> f64, z: f64| -> f64 {
-            let reach = (h * h - z * z).max(0.0).sqrt();
-            let steps = 256;
-            let dt = reach / steps as f64;
-            (0..steps)
-                .map(|k| {
-                    let t = (k as f64 + 0.5) * dt;
-                    let r = (z * z + t * t).sqrt();
-                    if D == 3 {
-                        2.0 * core::f64::consts::PI * f(r) * t * dt
-                    } else {
-                        2.0 * f(r) * dt
-                    }
-                })
-                .sum()
-        };
-        let mut density = [0.0f32; SAMPLES];
-        let mut gradient = [0.0f32; SAMPLES];
-        // Phi(d) = integral of the plane integrals beyond d, accumulated from h down.
-        let dz = h / (SAMPLES - 1) as f64;
-        let mut phi = 0.0f64;
-        for k in (0..SAMPLES).rev() {
-            let z = k as f64 * dz;
-            if k + 1 < SAMPLES {
-                // Trapezoid between z and z + dz.
-                phi += 0.5 * (plane(&poly6, z) + plane(&poly6, z + dz)) * dz;
-            }
-            density[k] = phi as f32;
-            gradient[k] = plane(&spiky, z) as f32;
-        }
-        Self {
-            h: kernel.h(),
-            density,
-            gradient,
-        }
-    }
-
-    /// The radius the tables span.
-    #[inline(always)]
-    pub(crate) fn h(&self) -> f32 {
-        self.h
-    }
-
-    /// The samples of `Phi` and of `A`, `k h / (SAMPLES - 1)` apart: for the lanes'
-    /// own interpolation (`Lane::walls`), which repeats [`Self::at`]'s operations.
-    #[inline(always)]
-    #[cfg(target_arch = "x86_64")]
-    pub(crate) fn samples(&self) -> (&[f32; SAMPLES], &[f32; SAMPLES]) {
-        (&self.density, &self.gradient)
-    }
-
-    /// `(Phi(d), A(d))`, linearly interpolated; `d <= 0` reads the wall's surface,
-    /// `d >= h` gives zeros.
-    #[inline]
-    pub(crate) fn at(&self, d: f32) -> (f32, f32) {
-        if !(d < self.h) {
-            return (0.0, 0.0);
-        }
-        let t = (d.max(0.0) / self.h) * (SAMPLES - 1) as f32;
-        let k = (t as usize).min(SAMPLES - 2);
-        let f = t - k as f32;
-        let lerp = |a: &[f32; SAMPLES]| a[k] + f * (a[k + 1] - a[k]);
-        (lerp(&self.density), lerp(&self.gradient))
-    }
-}
+use pbf_kernels::WallTables;
 
 /// The walls a pass sees: the domain's faces and the colliders' surfaces.
 pub(crate) struct Boundary<'a, const D: usize> {
@@ -115,7 +32,7 @@ impl<const D: usize> Boundary<'_, D> {
         let Some((lo, hi)) = bounds else {
             return false;
         };
-        let h = self.tables.h;
+        let h = self.tables.h();
         // Subtraction is monotonic, so the box's corners bound every point's distances
         // as `density_and_gradient` computes them.
         let (d_lo, d_hi) = (self.domain.lo(), self.domain.hi());
@@ -124,36 +41,23 @@ impl<const D: usize> Boundary<'_, D> {
     }
 
     /// The walls' density share `sum Phi(d)` (to be multiplied by `rho0`) and their
-    /// constraint gradient `sum -A(d) n` at `p`.
-    #[inline]
+    /// constraint gradient `sum -A(d) n` at `p`: the scalar reference of
+    /// [`Boundary::lanes`].
+    #[cfg(test)]
     pub(crate) fn density_and_gradient(&self, p: [f32; D]) -> (f32, [f32; D]) {
-        let mut phi = 0.0f32;
-        let mut grad = [0.0f32; D];
         let (lo, hi) = (self.domain.lo(), self.domain.hi());
         // Most particles are at least h from every face: no face adds anything (the
         // same bits as adding their zeros: the sums stay +0, and a gradient that is
         // not -0 stays itself when a zero of either sign is taken from it).
-        let h = self.tables.h;
+        let h = self.tables.h();
         // So are most particles from every collider, which their bounds show without
         // evaluating the distance (below).
         if (0..D).all(|a| !(p[a] - lo[a] < h) && !(hi[a] - p[a] < h))
             && self.colliders.iter().all(|c| c.clear_of(p, h))
         {
-            return (phi, grad);
+            return (0.0, [0.0; D]);
         }
-        // Only the faces within h add anything (the others add zeros: see above).
-        for a in 0..D {
-            let mut n = [0.0f32; D];
-            let (below, above) = (p[a] - lo[a], hi[a] - p[a]);
-            if below < h {
-                n[a] = 1.0;
-                self.add_wall(below, n, &mut phi, &mut grad);
-            }
-            if above < h {
-                n[a] = -1.0;
-                self.add_wall(above, n, &mut phi, &mut grad);
-            }
-        }
+        let (mut phi, mut grad) = self.tables.faces(lo, hi, p);
         self.add_colliders(p, &mut phi, &mut grad);
         (phi, grad)
     }
@@ -166,7 +70,7 @@ impl<const D: usize> Boundary<'_, D> {
         for c in self
             .colliders
             .iter()
-            .filter(|c| !c.clear_of(p, self.tables.h))
+            .filter(|c| !c.clear_of(p, self.tables.h()))
         {
             let (d, n) = c.distance_and_normal(p);
             self.add_wall(d, n, phi, grad);
@@ -188,28 +92,7 @@ impl<const D: usize> Boundary<'_, D> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn half_the_kernel_lies_behind_a_wall_at_distance_zero() {
-        for h in [0.1f32, 2.0] {
-            let t3 = WallTables::new(&Kernel::<3>::new(h).unwrap());
-            let t2 = WallTables::new(&Kernel::<2>::new(h).unwrap());
-            for t in [&t3, &t2] {
-                let (phi, slope) = t.at(0.0);
-                assert!((phi - 0.5).abs() < 0.005, "Phi(0) = {phi}");
-                assert!(slope > 0.0);
-                assert_eq!(t.at(h), (0.0, 0.0));
-                // Phi decreases with distance, and its slope is the plane integral of
-                // the (poly6) kernel: compare A of spiky only in sign and support.
-                let mut last = 1.0;
-                for k in 0..=20 {
-                    let (p, a) = t.at(h * k as f32 / 20.0);
-                    assert!(p <= last + 1e-6 && a >= 0.0);
-                    last = p;
-                }
-            }
-        }
-    }
+    use pbf_kernels::Kernel;
 
     /// Far from every face the walls add nothing (+0, as adding each face's zeros
     /// gives); within h of a face they add its share, with or without colliders.
@@ -283,10 +166,10 @@ mod tests {
         assert!(!walls.clear_box(None));
     }
 
-    /// Every width's [`Lane::walls`](crate::lanes::Lane::walls) against the scalar
+    /// Every width's [`Boundary::lanes`] against the scalar
     /// walls, lane by lane and bit for bit: points on, near and far from the faces
     /// (the table's ends included), and colliders within h of some.
-    fn lanes_walls_match<L: crate::lanes::Lane>(points: &[[f32; 3]], colliders: &[Collider<3>]) {
+    fn lanes_walls_match<L: pbf_kernels::Lane>(points: &[[f32; 3]], colliders: &[Collider<3>]) {
         let h = 0.1f32;
         let tables = WallTables::new(&Kernel::<3>::new(h).unwrap());
         let domain = Domain::new([0.0; 3], [1.0; 3]).unwrap();
@@ -307,7 +190,7 @@ mod tests {
                         L::gather(&column, &index)
                     }
                 });
-                let (share, grad) = L::walls(&walls, p);
+                let (share, grad) = walls.lanes(p);
                 (
                     crate::lanes::lanes(share, L::WIDTH),
                     grad.map(|g| crate::lanes::lanes(g, L::WIDTH)),
@@ -361,33 +244,13 @@ mod tests {
                 .unwrap(),
             ];
             let colliders = if with_colliders { &colliders[..] } else { &[][..] };
-            lanes_walls_match::<f32>(&points, colliders);
-            lanes_walls_match::<pbf_kernels::f32x8>(&points, colliders);
-            #[cfg(target_arch = "x86_64")]
-            if crate::lanes16::available() {
-                lanes_walls_match::<crate::lanes16::F32x16>(&points, colliders);
-            }
-            #[cfg(target_arch = "x86_64")]
-            if crate::lanes8::available() {
-                lanes_walls_match::<crate::lanes8::F32x8Avx>(&points, colliders);
+            pbf_kernels::for_each_lane! {
+                let points: &'a [[f32; 3]] = &points;
+                let colliders: &'a [Collider<3>] = colliders;
+                |L| {
+                    lanes_walls_match::<L>(points, colliders);
+                }
             }
         }
-    }
-
-    #[test]
-    fn the_spiky_gradient_table_is_the_slope_of_the_spiky_share() {
-        // A(d) must equal -d/dd of the spiky kernel's share behind the wall: check by
-        // integrating A from d to h and comparing to a direct half-space integral of
-        // spiky at one distance (d = 0: half of the kernel, 1/2).
-        let h = 1.0f32;
-        let t = WallTables::new(&Kernel::<3>::new(h).unwrap());
-        let steps = 2000;
-        let share: f64 = (0..steps)
-            .map(|k| f64::from(t.at((k as f32 + 0.5) / steps as f32).1) / steps as f64)
-            .sum();
-        assert!(
-            (share - 0.5).abs() < 0.01,
-            "spiky share behind the wall {share}"
-        );
     }
 }

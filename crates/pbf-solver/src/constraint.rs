@@ -3,8 +3,9 @@
 
 use crate::boundary::Boundary;
 use crate::collide::{Collider, Domain, confine_block};
-use crate::lanes::{Lane, lanes};
+use crate::lanes::lanes;
 use crate::lists::{GROUP, Neighbourhood, for_each_group, for_each_pass_chunk};
+use pbf_kernels::Lane;
 use pbf_kernels::{Kernel, TensileCorrection};
 
 /// The Jacobi relaxation `omega` of the constraint passes: `min(1, (4/3) / a_max)`,
@@ -275,7 +276,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
         if !near_walls {
             return (L::splat(0.0), [L::splat(0.0); D]);
         }
-        L::walls(&self.boundary, core::array::from_fn(|a| own[a]))
+        self.boundary.lanes::<L>(core::array::from_fn(|a| own[a]))
     }
 
     /// The densities and lambdas of a group's lanes from their sums: `rho`
@@ -300,9 +301,8 @@ impl<'a, const D: usize> Constraint<'a, D> {
             c = c.max_zero();
         }
         let grad_i: [L; D] = core::array::from_fn(|a| L::splat(scale) * grad_sum[a] + walls[a]);
-        let denominator = crate::lanes::norm2(grad_i)
-            + L::splat(scale * scale) * grad_sq
-            + L::splat(self.epsilon);
+        let denominator =
+            L::norm2(grad_i) + L::splat(scale * scale) * grad_sq + L::splat(self.epsilon);
         // Compressed, the overshoot grows: scaled down (see `compression_scaled`).
         let knee = COMPRESSION_KNEE * self.rest_density;
         let relaxation = L::splat(self.relaxation);
@@ -702,7 +702,7 @@ mod tests {
         params: Params<3>,
         kernel: Kernel<3>,
         tensile: TensileCorrection,
-        tables: crate::boundary::WallTables,
+        tables: pbf_kernels::WallTables,
         domain: Domain<3>,
         p: [Vec<f32>; 3],
         lists: crate::lists::NeighbourLists,
@@ -714,7 +714,7 @@ mod tests {
             let h = params.kernel_radius();
             let kernel = Kernel::<3>::new(h).unwrap();
             let tensile = TensileCorrection::new(&kernel, 0.1, 4, 0.2).unwrap();
-            let tables = crate::boundary::WallTables::new(&kernel);
+            let tables = pbf_kernels::WallTables::new(&kernel);
             let domain = Domain::new([0.0; 3], [hi; 3]).unwrap();
             let mut p: [Vec<f32>; 3] = Default::default();
             for flat in 0..side * side * side {
@@ -847,16 +847,9 @@ mod tests {
 
     #[test]
     fn the_xsph_pass_gives_the_lambda_passes_densities() {
-        xsph_densities_match::<f32>();
-        xsph_densities_match::<pbf_kernels::f32x8>();
-        #[cfg(target_arch = "x86_64")]
-        if crate::lanes16::available() {
-            xsph_densities_match::<crate::lanes16::F32x16>();
-        }
-        #[cfg(target_arch = "x86_64")]
-        if crate::lanes8::available() {
-            xsph_densities_match::<crate::lanes8::F32x8Avx>();
-        }
+        pbf_kernels::for_each_lane!(|L| {
+            xsph_densities_match::<L>();
+        });
     }
 
     /// The lambda pass writes a particle's wall gradient only in groups a wall may
@@ -913,16 +906,9 @@ mod tests {
 
     #[test]
     fn wall_gradients_are_read_only_where_the_lambda_pass_wrote_them() {
-        wall_gradients_are_read_where_written::<f32>();
-        wall_gradients_are_read_where_written::<pbf_kernels::f32x8>();
-        #[cfg(target_arch = "x86_64")]
-        if crate::lanes16::available() {
-            wall_gradients_are_read_where_written::<crate::lanes16::F32x16>();
-        }
-        #[cfg(target_arch = "x86_64")]
-        if crate::lanes8::available() {
-            wall_gradients_are_read_where_written::<crate::lanes8::F32x8Avx>();
-        }
+        pbf_kernels::for_each_lane!(|L| {
+            wall_gradients_are_read_where_written::<L>();
+        });
     }
 
     /// Uniformly compressed lattices, up to 3.4 times the rest density in 3D (2.25 in
@@ -1110,16 +1096,9 @@ mod tests {
 
     #[test]
     fn lanes_select_as_one_particle_at_a_time() {
-        selections::<f32>();
-        selections::<pbf_kernels::f32x8>();
-        #[cfg(target_arch = "x86_64")]
-        if crate::lanes16::available() {
-            crate::lanes16::F32x16::run(selections::<crate::lanes16::F32x16>);
-        }
-        #[cfg(target_arch = "x86_64")]
-        if crate::lanes8::available() {
-            crate::lanes8::F32x8Avx::run(selections::<crate::lanes8::F32x8Avx>);
-        }
+        pbf_kernels::for_each_lane!(|L| {
+            L::run(selections::<L>);
+        });
     }
 
     /// The domain of `confine_lanes`' test: bounds whose sums with the margin round.
@@ -1237,23 +1216,15 @@ mod tests {
             // The positions before: inside the domain and outside the sphere.
             let own: [[f32; GROUP]; 3] =
                 core::array::from_fn(|a| core::array::from_fn(|l| inside[a * GROUP + l]));
-            confines_as_the_block::<f32>(&moved, &own, width, collider, chebyshev);
-            confines_as_the_block::<pbf_kernels::f32x8>(&moved, &own, width, collider, chebyshev);
-            #[cfg(target_arch = "x86_64")]
-            if crate::lanes16::available() {
-                crate::lanes16::F32x16::run(|| {
-                    confines_as_the_block::<crate::lanes16::F32x16>(
-                        &moved, &own, width, collider, chebyshev,
-                    )
-                });
-            }
-            #[cfg(target_arch = "x86_64")]
-            if crate::lanes8::available() {
-                crate::lanes8::F32x8Avx::run(|| {
-                    confines_as_the_block::<crate::lanes8::F32x8Avx>(
-                        &moved, &own, width, collider, chebyshev,
-                    )
-                });
+            pbf_kernels::for_each_lane! {
+                let moved: &'a [[f32; GROUP]; 3] = &moved;
+                let own: &'a [[f32; GROUP]; 3] = &own;
+                let width: usize = width;
+                let collider: bool = collider;
+                let chebyshev: bool = chebyshev;
+                |L| {
+                    L::run(|| confines_as_the_block::<L>(moved, own, width, collider, chebyshev));
+                }
             }
         }
     }

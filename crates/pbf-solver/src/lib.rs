@@ -54,10 +54,7 @@
 //! ```
 #![deny(missing_docs)]
 // `unsafe` is denied by default. The items that allow it, each with its SAFETY
-// comments, are: the modules `lanes16` (sixteen AVX-512 lanes) and `lanes8` (eight in
-// one AVX register), whose intrinsics need the CPU features checked at run time; the
-// `Lane` trait and its `gather` / `gather4` (unchecked loads of the neighbours'
-// values, and the scalar and `f32x8` implementations); in `lists`, the AVX-512 sifter
+// comments, are: in `lists`, the AVX-512 sifter
 // and transpose (`lists::avx512`), the prefetch hint, `Slot` and the walks that load
 // through it (`Neighbourhood::own`, `walk_slots`); the neighbour passes that gather
 // through lanes (`constraint`, `vorticity`, `viscosity`); and one SSE `maxss` in
@@ -81,10 +78,6 @@ mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 mod lanes;
-#[cfg(target_arch = "x86_64")]
-mod lanes16;
-#[cfg(target_arch = "x86_64")]
-mod lanes8;
 mod lists;
 mod parallel;
 mod params;

@@ -43,10 +43,10 @@
 //! and write their lanes' own values through the members. Each particle still walks
 //! its own list in order: the same bits.
 
-use crate::lanes::{Eight, Lane, norm2};
 use crate::parallel::{for_each_chunk_of, for_each_chunk_with, join, stretches};
 use pbf_grid::Grid;
 use pbf_kernels::f32x8;
+use pbf_kernels::{Eight, Lane, LaneKind, WithEight};
 
 /// Particles per list block.
 pub(crate) const BLOCK: usize = 256;
@@ -231,13 +231,16 @@ impl<'a, L: Lane> Slot<'a, L> {
         }
     }
 
-    /// The neighbours' indices, one a lane.
+    /// The neighbours' indices, one a lane (0 past the lanes).
     #[cfg(test)]
-    pub(crate) fn indices(&self) -> L::Indices {
-        match self.entries {
-            Columns::Wide(c) => L::column(c),
-            Columns::Narrow(c, base) => L::column16(c, base),
-        }
+    pub(crate) fn indices(&self) -> [u32; GROUP] {
+        core::array::from_fn(|l| {
+            if l < L::WIDTH {
+                self.entries.lane(0, l)
+            } else {
+                0
+            }
+        })
     }
 
     /// `quads[j]` for each lane's neighbour `j` ([`Lane::gather4`]).
@@ -611,8 +614,8 @@ impl Default for Announced {
 pub(crate) enum Sifter {
     /// Eight-wide through `wide` and the [`COMPRESS`] table, on every machine.
     Portable,
-    /// The portable sifter's code on one AVX register ([`crate::lanes8::F32x8Avx`]),
-    /// where the CPU has AVX but not AVX-512F (checked at run time).
+    /// The portable sifter's code on one AVX register ([`LaneKind::Avx`]), where the
+    /// CPU has AVX but not AVX-512F (checked at run time).
     #[cfg(target_arch = "x86_64")]
     Avx,
     /// Sixteen-wide with AVX-512F's masked loads and `vpcompressd`, where the CPU has
@@ -631,10 +634,49 @@ impl Default for Sifter {
             return Sifter::Avx512;
         }
         #[cfg(target_arch = "x86_64")]
-        if crate::lanes8::available() {
+        if LaneKind::Avx.is_available() {
             return Sifter::Avx;
         }
         Sifter::Portable
+    }
+}
+
+impl Sifter {
+    /// The eight lanes of the portable sifter's code ([`Sifter::Avx512`] has its own).
+    fn lane_kind(self) -> LaneKind {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Sifter::Avx => LaneKind::Avx,
+            _ => LaneKind::Portable,
+        }
+    }
+}
+
+/// One block's rows sifted by the portable sifter's code on eight lanes.
+struct FillBlock<'a, const D: usize> {
+    rows: &'a mut Rows,
+    grid: &'a Grid<D>,
+    positions: [&'a [f32]; D],
+    h2: f32,
+    range: core::ops::Range<usize>,
+    most: usize,
+}
+
+impl<const D: usize> WithEight for FillBlock<'_, D> {
+    type Output = ();
+    fn run<E: Eight>(self) {
+        let FillBlock {
+            rows,
+            grid,
+            positions,
+            h2,
+            range,
+            most,
+        } = self;
+        E::run(
+            #[inline(always)]
+            || fill_block::<E, D>(rows, grid, positions, h2, range, most),
+        );
     }
 }
 
@@ -745,36 +787,22 @@ impl NeighbourLists {
                         let range = start..(start + BLOCK).min(n);
                         rows.overfull = None;
                         match sifter {
-                            Sifter::Portable => {
-                                fill_block::<f32x8, D>(
+                            #[cfg(target_arch = "x86_64")]
+                            Sifter::Avx512 => {
+                                avx512::fill_block(rows, grid, positions, h2, range.clone(), most);
+                            }
+                            eight => {
+                                let pass = FillBlock {
                                     rows,
                                     grid,
                                     positions,
                                     h2,
-                                    range.clone(),
+                                    range: range.clone(),
                                     most,
-                                );
-                            }
-                            #[cfg(target_arch = "x86_64")]
-                            Sifter::Avx => {
-                                use crate::lanes8::F32x8Avx;
-                                F32x8Avx::run(
-                                    #[inline(always)]
-                                    || {
-                                        fill_block::<F32x8Avx, D>(
-                                            rows,
-                                            grid,
-                                            positions,
-                                            h2,
-                                            range.clone(),
-                                            most,
-                                        )
-                                    },
-                                );
-                            }
-                            #[cfg(target_arch = "x86_64")]
-                            Sifter::Avx512 => {
-                                avx512::fill_block(rows, grid, positions, h2, range.clone(), most);
+                                };
+                                eight.lane_kind().dispatch_eight(pass).unwrap_or_else(|e| {
+                                    unreachable!("{e}: a sifter runs only available lanes")
+                                });
                             }
                         }
                         transpose_block(rows, block, (start, range.len()), sifter, (span, sort));
@@ -1234,7 +1262,7 @@ fn sift_run<E: Eight, const D: usize, const K: usize>(
         let tail = tail_bits(count - j);
         for k in 0..K {
             let x: [E; D] = core::array::from_fn(|a| xi[k][a] - q[a]);
-            let bits = E::below(norm2(x), limit) & tail;
+            let bits = E::below(E::norm2(x), limit) & tail;
             // Positions in the run, made indices below (a load a hit, where here it
             // would be eight a block).
             at[k] = store_hits(indices, at[k], j, without(bits, own + k, j));
@@ -1400,8 +1428,8 @@ fn within8<E: Eight, const D: usize>(
         let mut j = start;
         while j < end {
             let x: [E; D] =
-                core::array::from_fn(|a| xi[a] - crate::lanes::load8::<E>(positions[a], j));
-            f(j, E::below(norm2(x), limit) & tail_bits(end - j));
+                core::array::from_fn(|a| xi[a] - pbf_kernels::load8::<E>(positions[a], j));
+            f(j, E::below(E::norm2(x), limit) & tail_bits(end - j));
             j += 8;
         }
     }
@@ -2032,7 +2060,7 @@ impl<const D: usize> Neighbourhood<'_, D> {
             let neighbours = slot_at(k);
             let q = if AHEAD { ahead } else { load(k) };
             let x: [L; D] = core::array::from_fn(|a| xi[a] - q[a]);
-            let r2 = L::mask_counts(norm2(x), count, slot);
+            let r2 = L::mask_counts(L::norm2(x), count, slot);
             slot += L::splat(1.0);
             if AHEAD && k + 1 < slots {
                 ahead = load(k + 1);
@@ -2339,68 +2367,36 @@ mod tests {
                 lists: &lists,
                 quads: &quads,
             };
-            let mut seen: Vec<Vec<u32>> = vec![Vec::new(); n];
-            for_each_group::<f32x8>(0, n, |first, width| {
-                let members = lists.members(first);
-                nb.for_each_slot::<f32x8>(first, |indices, _, r2, _| {
+            pbf_kernels::for_each_lane! {
+                let nb: &'a Neighbourhood<'a, 3> = &nb;
+                let expected: &'a [Vec<u32>] = &expected;
+                |L| {
+                    assert_eq!(seen_by::<L>(nb), expected, "{} lanes", L::WIDTH);
+                }
+            }
+        }
+    }
+
+    /// Every particle's neighbours as a pass on lanes `L` sees them: the entries of
+    /// the lanes within the particle's list.
+    fn seen_by<L: Lane>(nb: &Neighbourhood<'_, 3>) -> Vec<Vec<u32>> {
+        let n = nb.lists.len();
+        let mut seen: Vec<Vec<u32>> = vec![Vec::new(); n];
+        L::run(|| {
+            for_each_group::<L>(0, n, |first, width| {
+                let members = nb.lists.members(first);
+                nb.for_each_slot::<L>(first, |indices, _, r2, _| {
+                    let mut r = [0.0f32; GROUP];
+                    r2.store(&mut r[..L::WIDTH]);
                     for l in 0..width {
-                        if r2.to_array()[l].is_finite() {
+                        if r[l].is_finite() {
                             seen[members[l] as usize].push(indices.indices()[l]);
                         }
                     }
                 });
             });
-            assert_eq!(seen, expected);
-            let mut seen: Vec<Vec<u32>> = vec![Vec::new(); n];
-            for lane in 0..n {
-                let i = lists.members(lane)[0] as usize;
-                nb.for_each_slot::<f32>(lane, |indices, _, r2, _| {
-                    if r2.is_finite() {
-                        seen[i].push(indices.indices());
-                    }
-                });
-            }
-            assert_eq!(seen, expected);
-            #[cfg(target_arch = "x86_64")]
-            if crate::lanes16::available() {
-                use crate::lanes16::F32x16;
-                let mut seen: Vec<Vec<u32>> = vec![Vec::new(); n];
-                F32x16::run(|| {
-                    for_each_group::<F32x16>(0, n, |first, width| {
-                        let members = lists.members(first);
-                        nb.for_each_slot::<F32x16>(first, |indices, _, r2, _| {
-                            let mut r = [0.0f32; 16];
-                            r2.store(&mut r);
-                            for l in 0..width {
-                                if r[l].is_finite() {
-                                    seen[members[l] as usize].push(indices.indices()[l]);
-                                }
-                            }
-                        });
-                    });
-                });
-                assert_eq!(seen, expected);
-            }
-            #[cfg(target_arch = "x86_64")]
-            if crate::lanes8::available() {
-                use crate::lanes8::F32x8Avx;
-                let mut seen: Vec<Vec<u32>> = vec![Vec::new(); n];
-                F32x8Avx::run(|| {
-                    for_each_group::<F32x8Avx>(0, n, |first, width| {
-                        let members = lists.members(first);
-                        nb.for_each_slot::<F32x8Avx>(first, |indices, _, r2, _| {
-                            let r = r2.to_array();
-                            for l in 0..width {
-                                if r[l].is_finite() {
-                                    seen[members[l] as usize].push(indices.indices()[l]);
-                                }
-                            }
-                        });
-                    });
-                });
-                assert_eq!(seen, expected);
-            }
-        }
+        });
+        seen
     }
 
     /// The lines of four particles of the candidate ranges around the cells of block
@@ -2502,36 +2498,27 @@ mod tests {
         positions: [&[f32]; 3],
         h: f32,
     ) {
-        for width in widths() {
-            let expected = pass_sums(reference, positions, h, width);
-            assert!(expected.iter().any(|&s| s != 0), "the sums see neighbours");
-            for (k, other) in others.iter().enumerate() {
-                let sums = pass_sums(other, positions, h, width);
-                assert_eq!(sums, expected, "lists {k}, {width} lanes");
+        pbf_kernels::for_each_lane! {
+            let reference: &'a NeighbourLists = reference;
+            let others: &'a [&'a NeighbourLists] = others;
+            let positions: [&'a [f32]; 3] = positions;
+            let h: f32 = h;
+            |L| {
+                let expected = pass_sums::<L>(reference, positions, h);
+                assert!(expected.iter().any(|&s| s != 0), "the sums see neighbours");
+                for (k, other) in others.iter().enumerate() {
+                    let sums = pass_sums::<L>(other, positions, h);
+                    assert_eq!(sums, expected, "lists {k}, {} lanes", L::WIDTH);
+                }
             }
         }
     }
 
-    /// The lane types this CPU runs, by name: one, eight (`f32x8`), eight in one AVX
-    /// register, sixteen.
-    fn widths() -> Vec<&'static str> {
-        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
-        let mut widths = vec!["1", "8"];
-        #[cfg(target_arch = "x86_64")]
-        if crate::lanes8::available() {
-            widths.push("8 avx");
-        }
-        #[cfg(target_arch = "x86_64")]
-        if crate::lanes16::available() {
-            widths.push("16");
-        }
-        widths
-    }
-
-    /// The bits of a sum over every particle's neighbours at `width` lanes, of the
-    /// quads (with an extra value) and of what a pass gathers by the slot's
-    /// neighbours besides: other quads (`Slot::gather4`).
-    fn pass_sums(lists: &NeighbourLists, positions: [&[f32]; 3], h: f32, width: &str) -> Vec<u32> {
+    /// The bits of a sum over every particle's neighbours on lanes `L`, of the quads
+    /// (with an extra value) and of what a pass gathers by the slot's neighbours
+    /// besides: other quads (`Slot::gather4`).
+    #[allow(unsafe_code)]
+    fn pass_sums<L: Lane>(lists: &NeighbourLists, positions: [&[f32]; 3], h: f32) -> Vec<u32> {
         let n = positions[0].len();
         let extra: Vec<f32> = (0..n).map(|i| i as f32).collect();
         let other: Vec<f32> = (0..n).map(|i| (i as f32).sqrt()).collect();
@@ -2539,44 +2526,26 @@ mod tests {
         pack(&mut quads, positions, &extra);
         pack(&mut others, positions, &other);
         let kernel = pbf_kernels::Kernel::<3>::new(h).unwrap();
-        let nb = Neighbourhood {
+        let nb = Neighbourhood::<3> {
             lists,
             quads: &quads,
         };
         let mut out = vec![0; n];
-        #[allow(unsafe_code)]
-        fn run<L: Lane>(
-            nb: &Neighbourhood<'_, 3>,
-            kernel: &pbf_kernels::Kernel<3>,
-            others: &[[f32; 4]],
-            out: &mut [u32],
-        ) {
-            L::run(|| {
-                for_each_group::<L>(0, out.len(), |first, width| {
-                    let mut sum = L::splat(0.0);
-                    nb.for_each_slot::<L>(first, |j, x, r2, extra| {
-                        // SAFETY: the quads have the lists' particles.
-                        let q = unsafe { j.gather4(others) };
-                        sum += L::poly6(kernel, r2) * (extra + x[0] + q[3] + q[1]);
-                    });
-                    let mut lanes = [0.0f32; GROUP];
-                    sum.store(&mut lanes);
-                    for l in 0..width {
-                        out[nb.lists.members(first)[l] as usize] = lanes[l].to_bits();
-                    }
+        L::run(|| {
+            for_each_group::<L>(0, out.len(), |first, width| {
+                let mut sum = L::splat(0.0);
+                nb.for_each_slot::<L>(first, |j, x, r2, extra| {
+                    // SAFETY: the quads have the lists' particles.
+                    let q = unsafe { j.gather4(&others) };
+                    sum += L::poly6(&kernel, r2) * (extra + x[0] + q[3] + q[1]);
                 });
+                let mut lanes = [0.0f32; GROUP];
+                sum.store(&mut lanes[..L::WIDTH]);
+                for l in 0..width {
+                    out[nb.lists.members(first)[l] as usize] = lanes[l].to_bits();
+                }
             });
-        }
-        let arrays = &others[..];
-        match width {
-            "1" => run::<f32>(&nb, &kernel, arrays, &mut out),
-            "8" => run::<f32x8>(&nb, &kernel, arrays, &mut out),
-            #[cfg(target_arch = "x86_64")]
-            "8 avx" => run::<crate::lanes8::F32x8Avx>(&nb, &kernel, arrays, &mut out),
-            #[cfg(target_arch = "x86_64")]
-            "16" => run::<crate::lanes16::F32x16>(&nb, &kernel, arrays, &mut out),
-            _ => unreachable!("{width} lanes off x86-64"),
-        }
+        });
         out
     }
 
@@ -2732,7 +2701,7 @@ mod tests {
         #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut all = vec![Sifter::Portable];
         #[cfg(target_arch = "x86_64")]
-        if crate::lanes8::available() {
+        if LaneKind::Avx.is_available() {
             all.push(Sifter::Avx);
         }
         #[cfg(target_arch = "x86_64")]

@@ -1,6 +1,7 @@
 //! Solver parameters, with the defaults of the sources and a validating builder.
 
 use crate::CoreError;
+use pbf_kernels::LaneKind;
 
 /// The default period of the XSPH blend, in seconds ([`ParamsBuilder::xsph_period`]):
 /// the default time step, so that at 1/120 s the blend is the paper's `c` per step.
@@ -143,54 +144,33 @@ pub enum Backend {
 impl Backend {
     /// How many neighbours one instruction handles with this backend on this CPU.
     pub fn lane_width(self) -> usize {
-        match self.lane_type() {
-            #[cfg(target_arch = "x86_64")]
-            LaneType::Avx512 => 16,
-            #[cfg(target_arch = "x86_64")]
-            LaneType::Avx => 8,
-            LaneType::Wide => 8,
-            LaneType::Scalar => 1,
-        }
+        self.lane_kind().width()
     }
 
     /// The instructions that carry this backend's lanes on this CPU: `"avx512f"`
     /// (sixteen lanes), `"avx"` (eight in one register), `"f32x8"` (eight through
     /// `wide`, with the build's target features) or `"scalar"`.
     pub fn instructions(self) -> &'static str {
-        match self.lane_type() {
-            #[cfg(target_arch = "x86_64")]
-            LaneType::Avx512 => "avx512f",
-            #[cfg(target_arch = "x86_64")]
-            LaneType::Avx => "avx",
-            LaneType::Wide => "f32x8",
-            LaneType::Scalar => "scalar",
-        }
+        self.lane_kind().name()
     }
 
-    /// The lane type this backend runs on this CPU (the solver's passes dispatch on
-    /// it).
-    pub(crate) fn lane_type(self) -> LaneType {
+    /// The lanes of `pbf-kernels` this backend runs on this CPU (the solver's passes
+    /// are dispatched to them): always an available kind.
+    ///
+    /// ```
+    /// use pbf_solver::Backend;
+    /// use pbf_kernels::LaneKind;
+    /// assert_eq!(Backend::Scalar.lane_kind(), LaneKind::Scalar);
+    /// assert_eq!(Backend::Lanes.lane_kind(), LaneKind::widest());
+    /// assert!(Backend::Lanes8.lane_kind().is_available());
+    /// ```
+    pub fn lane_kind(self) -> LaneKind {
         match self {
-            Backend::Scalar => LaneType::Scalar,
-            #[cfg(target_arch = "x86_64")]
-            Backend::Lanes if crate::lanes16::available() => LaneType::Avx512,
-            #[cfg(target_arch = "x86_64")]
-            Backend::Lanes | Backend::Lanes8 if crate::lanes8::available() => LaneType::Avx,
-            Backend::Lanes | Backend::Lanes8 => LaneType::Wide,
+            Backend::Scalar => LaneKind::Scalar,
+            Backend::Lanes => LaneKind::widest(),
+            Backend::Lanes8 => LaneKind::widest_eight(),
         }
     }
-}
-
-/// The lane types of the passes: [`crate::lanes16::F32x16`],
-/// [`crate::lanes8::F32x8Avx`], `f32x8` and `f32`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum LaneType {
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-    #[cfg(target_arch = "x86_64")]
-    Avx,
-    Wide,
-    Scalar,
 }
 
 /// The parameters of a solver in `D` dimensions. Build them with [`Params::builder`].

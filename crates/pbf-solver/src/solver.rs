@@ -1,14 +1,13 @@
 //! The [`Solver`]: particles, boundaries and the step (Macklin & Müller 2013,
 //! Algorithm 1).
 
-use crate::boundary::{Boundary, WallTables};
+use crate::boundary::Boundary;
 use crate::collide::{
     Collider, Domain, bounding_box, confine_block, contact_weight, for_each_block, respond,
 };
 use crate::constraint::{Chebyshev, ChebyshevStep, Constraint, WallGradient, jacobi_relaxation};
 use crate::diagnostics::{PhaseTimes, StepDiagnostics};
 use crate::emitter::Emitter;
-use crate::lanes::Lane;
 use crate::lists::{
     GROUP, NeighbourLists, Neighbourhood, Overfull, max_candidates, pack, pack_volumes,
     repack_extra, room_per_particle,
@@ -16,13 +15,13 @@ use crate::lists::{
 use crate::parallel::{
     MIN_CHUNK, chunk, deterministic_sum, for_each_chunk, per_chunk, pick_max, stretches,
 };
-use crate::params::LaneType;
 use crate::{
     Acceleration, Backend, CoreError, Iterations, Params, Relaxation, viscosity, vorticity,
 };
 use core::ops::Range;
 use pbf_grid::Grid;
-use pbf_kernels::{Kernel, TensileCorrection, f32x8};
+use pbf_kernels::{Kernel, TensileCorrection, WallTables};
+use pbf_kernels::{Lane, WithLane};
 use std::time::Instant;
 
 /// The most particles a solver holds: indices of the neighbour search are `u32`.
@@ -804,14 +803,17 @@ impl<const D: usize> Solver<D> {
     /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn step(&mut self) -> Result<StepDiagnostics, CoreError> {
-        match self.params.backend().lane_type() {
-            #[cfg(target_arch = "x86_64")]
-            LaneType::Avx512 => self.step_with::<crate::lanes16::F32x16>(),
-            #[cfg(target_arch = "x86_64")]
-            LaneType::Avx => self.step_with::<crate::lanes8::F32x8Avx>(),
-            LaneType::Wide => self.step_with::<f32x8>(),
-            LaneType::Scalar => self.step_with::<f32>(),
+        /// The step on the lanes the dispatcher picks.
+        struct Step<'a, const D: usize>(&'a mut Solver<D>);
+        impl<const D: usize> WithLane for Step<'_, D> {
+            type Output = Result<StepDiagnostics, CoreError>;
+            fn run<L: Lane>(self) -> Self::Output {
+                self.0.step_with::<L>()
+            }
         }
+        let kind = self.params.backend().lane_kind();
+        kind.dispatch(Step(self))
+            .unwrap_or_else(|e| unreachable!("{e}: a backend runs only available lanes"))
     }
 
     fn step_with<L: Lane>(&mut self) -> Result<StepDiagnostics, CoreError> {
@@ -1931,17 +1933,27 @@ impl<const D: usize> Solver<D> {
             constraint.delta_pass::<L>(&nb, &lambda, &wall, muts(&mut next), &[], free, 0.0, None);
             next
         }
-        let (lists, at) = (&self.lists, refs(&sorted));
-        let next = match self.params.backend().lane_type() {
-            #[cfg(target_arch = "x86_64")]
-            LaneType::Avx512 => {
-                iteration::<crate::lanes16::F32x16, D>(&constraint, lists, at, &free)
+        /// One iteration on the lanes the dispatcher picks.
+        struct Iteration<'a, const D: usize> {
+            constraint: &'a Constraint<'a, D>,
+            lists: &'a NeighbourLists,
+            sorted: [&'a [f32]; D],
+            free: &'a Domain<D>,
+        }
+        impl<const D: usize> WithLane for Iteration<'_, D> {
+            type Output = [Vec<f32>; D];
+            fn run<L: Lane>(self) -> Self::Output {
+                iteration::<L, D>(self.constraint, self.lists, self.sorted, self.free)
             }
-            #[cfg(target_arch = "x86_64")]
-            LaneType::Avx => iteration::<crate::lanes8::F32x8Avx, D>(&constraint, lists, at, &free),
-            LaneType::Wide => iteration::<f32x8, D>(&constraint, lists, at, &free),
-            LaneType::Scalar => iteration::<f32, D>(&constraint, lists, at, &free),
+        }
+        let pass = Iteration {
+            constraint: &constraint,
+            lists: &self.lists,
+            sorted: refs(&sorted),
+            free: &free,
         };
+        let next = (self.params.backend().lane_kind().dispatch(pass))
+            .unwrap_or_else(|e| unreachable!("{e}: a backend runs only available lanes"));
         let mut out = vec![[0.0; D]; n];
         for (k, &i) in permutation.iter().enumerate() {
             out[i as usize] = core::array::from_fn(|a| next[a][k] - sorted[a][k]);
@@ -2025,7 +2037,10 @@ mod tests {
     fn the_portable_eight_lanes_give_the_scalar_paths_bits() {
         fn same<const D: usize>(mut wide: Solver<D>, mut scalar: Solver<D>) {
             for step in 1..=80 {
-                let (a, b) = (wide.step_with::<f32x8>(), scalar.step_with::<f32>());
+                let (a, b) = (
+                    wide.step_with::<pbf_kernels::f32x8>(),
+                    scalar.step_with::<f32>(),
+                );
                 assert_eq!(a.unwrap().iterations, b.unwrap().iterations);
                 for k in 0..D {
                     for (what, x, y) in [

@@ -2,8 +2,9 @@
 //! confinement needs, since both read the same neighbours and velocities.
 
 use crate::constraint::Constraint;
-use crate::lanes::{Lane, lanes, norm2};
+use crate::lanes::lanes;
 use crate::lists::{GROUP, Neighbourhood, for_each_group, for_each_pass_chunk};
+use pbf_kernels::Lane;
 
 /// `nb.quads` must carry the volumes `m / rho` as their extra value
 /// ([`crate::lists::pack_volumes`]);
@@ -96,7 +97,7 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
                 let next_v: [[f32; GROUP]; D] =
                     core::array::from_fn(|a| lanes(vi[a] + L::splat(c) * xsph[a], width));
                 let magnitude = if want_curl {
-                    lanes(norm2(curl).square_root(), width)
+                    lanes(L::norm2(curl).square_root(), width)
                 } else {
                     [0.0; GROUP]
                 };
@@ -206,7 +207,7 @@ pub(crate) mod tests {
             let [w0, w1, w2, w3] = &mut w;
             let params = crate::Params::<3>::builder(s).build().unwrap();
             let tensile = pbf_kernels::TensileCorrection::new(&kernel, 0.1, 4, 0.2).unwrap();
-            let tables = crate::boundary::WallTables::new(&kernel);
+            let tables = pbf_kernels::WallTables::new(&kernel);
             let domain = crate::Domain::new([-1.0; 3], [1.0; 3]).unwrap();
             let boundary = crate::boundary::Boundary {
                 domain: &domain,

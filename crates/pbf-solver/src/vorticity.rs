@@ -1,9 +1,10 @@
 //! Vorticity confinement (Macklin & Müller 2013, eqs. 15-16): a force that puts back
 //! rotation the solver's damping removes.
 
-use crate::lanes::{Lane, lanes, norm2};
+use crate::lanes::lanes;
 use crate::lists::{Neighbourhood, for_each_group, for_each_pass_chunk};
 use pbf_kernels::Kernel;
+use pbf_kernels::Lane;
 
 /// `nb.quads` must carry the curls' magnitudes `|omega|` as their extra value
 /// ([`crate::lists::repack_extra`] with `omega[3]`).
@@ -64,7 +65,7 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
                 // divisions for the group, where each particle took its own); then
                 // `eps (N x omega_i)` particle by particle, 0 where `|eta|` is 0 or not
                 // finite.
-                let len = norm2(eta).square_root();
+                let len = L::norm2(eta).square_root();
                 let n = eta.map(|e| lanes(e / len, width));
                 let len = lanes(len, width);
                 for (l, &i) in members.iter().enumerate() {
@@ -94,7 +95,6 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
 mod tests {
     use super::*;
     use crate::lists::{NeighbourLists, pack};
-    use pbf_kernels::f32x8;
 
     /// The confinement force of every particle of a 9^3 lattice (spacing `s`, centred
     /// on the origin) whose curl is `(0, 0, magnitude(x))`, at `L`'s width; and the
@@ -134,15 +134,13 @@ mod tests {
 
     /// Every width available here.
     fn all_widths(magnitude: impl Fn([f32; 3]) -> f32 + Copy) -> Vec<[Vec<f32>; 3]> {
-        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
-        let mut out = vec![forces::<f32>(magnitude).1, forces::<f32x8>(magnitude).1];
-        #[cfg(target_arch = "x86_64")]
-        if crate::lanes16::available() {
-            out.push(forces::<crate::lanes16::F32x16>(magnitude).1);
-        }
-        #[cfg(target_arch = "x86_64")]
-        if crate::lanes8::available() {
-            out.push(forces::<crate::lanes8::F32x8Avx>(magnitude).1);
+        let mut out = Vec::new();
+        pbf_kernels::for_each_lane! {
+            let out: &'a mut Vec<[Vec<f32>; 3]> = &mut out;
+            let magnitude: &'a dyn Fn([f32; 3]) -> f32 = &magnitude;
+            |L| {
+                out.push(forces::<L>(magnitude).1);
+            }
         }
         out
     }

@@ -34,15 +34,15 @@
 
 #![allow(unsafe_code)]
 
-use crate::boundary::{Boundary, SAMPLES};
-use crate::lanes::{Index, Lane, simd_lane_terms};
+use super::{Index, Lane, simd_lane_terms};
+use crate::walls::SAMPLES;
+use crate::{Kernel, SimdF32, TensileCorrection, WallTables};
 use core::arch::x86_64::{
     __m512, __mmask16, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LT_OQ, _mm512_add_ps, _mm512_castps_si512,
     _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_div_ps, _mm512_mask_blend_ps, _mm512_mul_ps,
     _mm512_set1_epi32, _mm512_set1_ps, _mm512_sqrt_ps, _mm512_sub_ps, _mm512_xor_si512,
 };
 use core::ops::{Add, AddAssign, BitAnd, Div, Mul, MulAssign, Neg, Sub};
-use pbf_kernels::{Kernel, SimdF32, TensileCorrection, f32x8};
 
 /// Whether this CPU runs [`F32x16`] (it has AVX-512F).
 pub(crate) fn available() -> bool {
@@ -163,50 +163,8 @@ impl SimdF32 for F32x16 {
     }
 }
 
-/// `[quads[indices[l]][c] for l in 0..8]` for each `c` (two 4x4 transposes with SSE,
-/// which every x86-64 CPU has).
-///
-/// # Safety
-/// Every index is less than `quads.len()`.
-#[inline(always)]
-pub(crate) unsafe fn transpose8<I: Index>(quads: &[[f32; 4]], indices: &[I; 8]) -> [f32x8; 4] {
-    use core::arch::x86_64::{
-        __m128, _mm_loadu_ps, _mm_movehl_ps, _mm_movelh_ps, _mm_unpackhi_ps, _mm_unpacklo_ps,
-    };
-    let load = |l: usize| {
-        // SAFETY: the index is less than `quads.len()` (the caller's contract); `q` is
-        // four `f32`, the sixteen bytes an unaligned load reads; SSE is part of every
-        // x86-64 CPU.
-        unsafe {
-            let q = quads.get_unchecked(indices[l].at());
-            _mm_loadu_ps(q.as_ptr())
-        }
-    };
-    let quarter = |o: usize| -> [__m128; 4] {
-        let (a, b, c, d) = (load(o), load(o + 1), load(o + 2), load(o + 3));
-        // SAFETY: SSE is part of every x86-64 CPU.
-        unsafe {
-            let (t0, t1) = (_mm_unpacklo_ps(a, b), _mm_unpackhi_ps(a, b));
-            let (t2, t3) = (_mm_unpacklo_ps(c, d), _mm_unpackhi_ps(c, d));
-            [
-                _mm_movelh_ps(t0, t2),
-                _mm_movehl_ps(t2, t0),
-                _mm_movelh_ps(t1, t3),
-                _mm_movehl_ps(t3, t1),
-            ]
-        }
-    };
-    let (low, high) = (quarter(0), quarter(4));
-    // SAFETY: two `__m128` are the eight `f32` of an `f32x8` in lane order (32 bytes
-    // either way; a value transmute does not need the alignment of either).
-    core::array::from_fn(|c| unsafe {
-        core::mem::transmute::<[__m128; 2], f32x8>([low[c], high[c]])
-    })
-}
-
 impl Lane for F32x16 {
     const WIDTH: usize = 16;
-    type Indices = [u32; 16];
 
     #[inline(always)]
     fn run<R>(f: impl FnOnce() -> R) -> R {
@@ -223,21 +181,23 @@ impl Lane for F32x16 {
     fn splat(v: f32) -> Self {
         <Self as SimdF32>::splat(v)
     }
-    /// The domain's faces on all sixteen lanes at once, each face only when a lane is
-    /// within h of it, with [`WallTables::at`](crate::boundary::WallTables)'s
-    /// operations (the table read by sixteen loads); then the colliders lane by lane.
-    /// The scalar path subtracts a `+0` from the gradient's other axes for each face,
-    /// which changes no value: skipped here.
+    /// The faces on all sixteen lanes at once, each face only when a lane is within h
+    /// of it, with [`WallTables::at`]'s operations (the table read by sixteen loads).
+    /// The scalar reference subtracts a `+0` from the gradient's other axes for each
+    /// face, which changes no value: skipped here.
     #[inline(always)]
-    fn walls<const D: usize>(boundary: &Boundary<'_, D>, p: [Self; D]) -> (Self, [Self; D]) {
+    fn faces<const D: usize>(
+        tables: &WallTables,
+        lo: [f32; D],
+        hi: [f32; D],
+        p: [Self; D],
+    ) -> (Self, [Self; D]) {
         use core::arch::x86_64::{
             _mm512_cvtepu32_ps, _mm512_cvttps_epu32, _mm512_mask_add_ps, _mm512_mask_sub_ps,
             _mm512_max_ps, _mm512_min_epu32, _mm512_setzero_ps, _mm512_storeu_si512,
         };
-        let tables = boundary.tables;
         let (density, gradient) = tables.samples();
         let h = tables.h();
-        let (lo, hi) = (boundary.domain.lo(), boundary.domain.hi());
         // SAFETY (all the intrinsics below): see the module documentation.
         let zero = unsafe { _mm512_setzero_ps() };
         let (mut phi, mut grad) = (zero, [zero; D]);
@@ -289,19 +249,11 @@ impl Lane for F32x16 {
                 }
             }
         }
-        if boundary.colliders.is_empty() {
-            return (F32x16(phi), grad.map(F32x16));
-        }
-        let spread = |v: __m512| F32x16(v).to_array();
-        let (p, mut phi, mut grad) = (p.map(Self::to_array), spread(phi), grad.map(spread));
-        for l in 0..16 {
-            let mut g: [f32; D] = core::array::from_fn(|a| grad[a][l]);
-            boundary.add_colliders(core::array::from_fn(|a| p[a][l]), &mut phi[l], &mut g);
-            for a in 0..D {
-                grad[a][l] = g[a];
-            }
-        }
-        (Self::from_array(phi), grad.map(Self::from_array))
+        (F32x16(phi), grad.map(F32x16))
+    }
+    #[inline(always)]
+    fn from_slice(s: &[f32]) -> Self {
+        Self::from_array(s[..16].try_into().expect("sixteen values"))
     }
     #[inline(always)]
     fn clear_of_faces<const D: usize>(
@@ -405,8 +357,10 @@ impl Lane for F32x16 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::portable::transpose8;
     use super::*;
     use proptest::prelude::*;
+    use wide::f32x8;
 
     fn lanes(v: F32x16) -> [f32; 16] {
         v.to_array()
@@ -441,7 +395,7 @@ mod tests {
                 let s = t.s_corr_from_poly6_lanes(w);
                 let xs = x.map(from);
                 let d = k.position_delta_term_lanes(0.5, from(lambda), s, f, xs);
-                let n = pbf_kernels::norm2_lanes(xs);
+                let n = crate::norm2_lanes(xs);
                 (lanes(w), lanes(f), lanes(s), d.map(lanes), lanes(n))
             });
             for l in 0..16 {
@@ -454,7 +408,7 @@ mod tests {
                 for a in 0..3 {
                     prop_assert_eq!(d[a][l].to_bits(), dl[a].to_bits());
                 }
-                prop_assert_eq!(n[l].to_bits(), pbf_kernels::norm2(xl).to_bits());
+                prop_assert_eq!(n[l].to_bits(), crate::norm2(xl).to_bits());
             }
         }
 
@@ -474,11 +428,10 @@ mod tests {
             ])),
             width in 1usize..=16,
         ) {
-            let domain = crate::collide::Domain::new([0.0; 3], [2.0; 3]).unwrap();
-            let kernel = Kernel::<3>::new(0.25).unwrap();
-            let tables = crate::boundary::WallTables::new(&kernel);
-            let walls = Boundary { domain: &domain, colliders: &[], tables: &tables };
-            let (lo, hi, h) = (domain.lo(), domain.hi(), tables.h());
+            let (lo, hi, h) = ([0.0f32; 3], [2.0f32; 3], 0.25f32);
+            let clear_box = |bounds: Option<([f32; 3], [f32; 3])>| {
+                bounds.is_some_and(|(l, u)| (0..3).all(|a| !(l[a] - lo[a] < h) && !(hi[a] - u[a] < h)))
+            };
             let bounds = |w: usize| {
                 let points = (0..w).map(|l| [p[0][l], p[1][l], p[2][l]]);
                 let finite = points.clone().all(|q| q.iter().all(|c| c.is_finite()));
@@ -486,9 +439,9 @@ mod tests {
                     (core::array::from_fn(|a| l[a].min(q[a])), core::array::from_fn(|a| u[a].max(q[a])))
                 }))
             };
-            let expected = walls.clear_box(bounds(width));
+            let expected = clear_box(bounds(width));
             let one = <f32 as Lane>::clear_of_faces([p[0][0], p[1][0], p[2][0]], 1, lo, hi, h);
-            prop_assert_eq!(one, walls.clear_box(bounds(1)));
+            prop_assert_eq!(one, clear_box(bounds(1)));
             let eight = <f32x8 as Lane>::clear_of_faces(
                 p.map(|c| f32x8::from(<[f32; 8]>::try_from(&c[..8]).unwrap())),
                 width.min(8),
@@ -496,7 +449,7 @@ mod tests {
                 hi,
                 h,
             );
-            prop_assert_eq!(eight, walls.clear_box(bounds(width.min(8))));
+            prop_assert_eq!(eight, clear_box(bounds(width.min(8))));
             if available() {
                 let sixteen = F32x16::run(|| {
                     <F32x16 as Lane>::clear_of_faces(p.map(from), width, lo, hi, h)

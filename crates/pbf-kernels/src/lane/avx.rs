@@ -20,15 +20,14 @@
 
 #![allow(unsafe_code)]
 
-use crate::boundary::Boundary;
-use crate::lanes::{Eight, Index, Lane, simd_lane_terms};
+use super::{Eight, Index, Lane, simd_lane_terms};
+use crate::{Kernel, SimdF32, TensileCorrection};
 use core::arch::x86_64::{
     __m256, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LT_OQ, _CMP_TRUE_UQ, _mm256_add_ps, _mm256_and_ps,
     _mm256_blendv_ps, _mm256_cmp_ps, _mm256_div_ps, _mm256_movemask_ps, _mm256_mul_ps,
     _mm256_set1_ps, _mm256_sqrt_ps, _mm256_sub_ps, _mm256_xor_ps,
 };
 use core::ops::{Add, AddAssign, BitAnd, Div, Mul, MulAssign, Neg, Sub};
-use pbf_kernels::{Kernel, SimdF32, TensileCorrection};
 
 /// Whether this CPU runs [`F32x8Avx`] (it has AVX).
 pub(crate) fn available() -> bool {
@@ -159,7 +158,6 @@ impl SimdF32 for F32x8Avx {
 
 impl Lane for F32x8Avx {
     const WIDTH: usize = 8;
-    type Indices = [u32; 8];
 
     #[inline(always)]
     fn run<R>(f: impl FnOnce() -> R) -> R {
@@ -176,12 +174,9 @@ impl Lane for F32x8Avx {
     fn splat(v: f32) -> Self {
         <Self as SimdF32>::splat(v)
     }
-    /// Lane by lane through [`Boundary::density_and_gradient`], as `f32x8` does: the
-    /// scalar path's bits by construction.
     #[inline(always)]
-    fn walls<const D: usize>(boundary: &Boundary<'_, D>, p: [Self; D]) -> (Self, [Self; D]) {
-        let (share, grad) = crate::lanes::walls_by_lane(boundary, p.map(Self::to_array));
-        (Self::from_array(share), grad.map(Self::from_array))
+    fn from_slice(s: &[f32]) -> Self {
+        Self::from_array(s[..8].try_into().expect("eight values"))
     }
     #[inline(always)]
     fn clear_of_faces<const D: usize>(
@@ -291,8 +286,8 @@ impl Eight for F32x8Avx {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pbf_kernels::f32x8;
     use proptest::prelude::*;
+    use wide::f32x8;
 
     fn from(a: [f32; 8]) -> F32x8Avx {
         F32x8Avx::from_array(a)
@@ -324,7 +319,7 @@ mod tests {
                 let s = t.s_corr_from_poly6_lanes(w);
                 let xs = x.map(from);
                 let d = k.position_delta_term_lanes(0.5, from(lambda), s, f, xs);
-                let n = pbf_kernels::norm2_lanes(xs);
+                let n = crate::norm2_lanes(xs);
                 let (_, g) = k.spiky_gradient_factor_and_slope_lanes(r);
                 (w.to_array(), f.to_array(), s.to_array(), d.map(F32x8Avx::to_array), n.to_array(), g.to_array())
             });
@@ -339,7 +334,7 @@ mod tests {
                 for a in 0..3 {
                     prop_assert_eq!(d[a][l].to_bits(), dl[a].to_bits());
                 }
-                prop_assert_eq!(n[l].to_bits(), pbf_kernels::norm2(xl).to_bits());
+                prop_assert_eq!(n[l].to_bits(), crate::norm2(xl).to_bits());
             }
         }
 
