@@ -1,6 +1,6 @@
 //! The operations the lane versions of the kernels are written in, so that one formula
-//! serves every vector width: [`f32x8`] here, and wider types elsewhere (`pbf-solver`
-//! implements it for sixteen AVX-512 lanes, picked at run time).
+//! serves every width: `f32` (one lane), [`f32x8`], and the x86-64 backends' eight and
+//! sixteen lanes (see [`Lane`](crate::Lane)).
 
 use core::ops::{Add, AddAssign, BitAnd, Div, Mul, MulAssign, Neg, Sub};
 use wide::f32x8;
@@ -72,5 +72,35 @@ impl SimdF32 for f32x8 {
     #[inline(always)]
     fn select(mask: Self::Mask, yes: Self, no: Self) -> Self {
         mask.select(yes, no)
+    }
+}
+
+/// One lane: the scalar operations themselves, so that a formula written over
+/// [`SimdF32`] also runs one particle at a time.
+impl SimdF32 for f32 {
+    type Mask = bool;
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        v
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        f32::sqrt(self)
+    }
+    #[inline(always)]
+    fn lt(self, other: Self) -> bool {
+        self < other
+    }
+    #[inline(always)]
+    fn ge(self, other: Self) -> bool {
+        self >= other
+    }
+    #[inline(always)]
+    fn gt(self, other: Self) -> bool {
+        self > other
+    }
+    #[inline(always)]
+    fn select(mask: bool, yes: Self, no: Self) -> Self {
+        if mask { yes } else { no }
     }
 }

@@ -7,38 +7,50 @@
 //! and `-0.0` differ). The one allowance: when both results are NaN the payloads are
 //! not compared, since neither IEEE-754 nor Rust specifies them.
 //!
+//! One test body runs on every backend of [`LaneKind`]: the scalar lane (`f32`), the
+//! portable `f32x8`, and on x86-64 the AVX and AVX-512 registers; a backend this CPU
+//! does not run is reported as skipped, by name, in the test output.
+//!
 //! Each case draws a kernel radius `h` in `1e-4..=1e4` (log-uniform, both ends
-//! included), a tensile correction, a uniform scalar argument, and eight independent
-//! inputs per lane argument, mixing ordinary values with the edge cases: `r = 0`,
+//! included), a tensile correction, a uniform scalar argument, and sixteen independent
+//! inputs per lane argument (a backend takes as many as it has lanes), mixing ordinary values with the edge cases: `r = 0`,
 //! `r = h` exactly, `r = h (1 +/- 1e-6)`, `r2` one ulp either side of `h^2`, subnormal
 //! offsets and squared distances, NaN and infinity. `lanes_bit_identical!` then checks
 //! the term in 2D and in 3D. (`Kernel::spiky` has no lane version: the solver uses only
 //! its gradient; `tests/kernel_maths.rs` checks the gradient against it.)
 
-use pbf_kernels::{Kernel, TensileCorrection, f32x8, norm2, norm2_lanes};
-use proptest::array::{uniform, uniform8};
+use pbf_kernels::{
+    Kernel, Lane, LaneKind, MAX_WIDTH, TensileCorrection, WallTables, WithLane, f32x8,
+};
+use pbf_kernels::{norm2, norm2_lanes};
+use proptest::array::{uniform, uniform16};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use std::fmt::Debug;
 
-/// A per-lane value and its eight-lane form.
+/// Inputs drawn per lane argument: as many as the widest backend's lanes.
+const W: usize = MAX_WIDTH;
+
+/// A per-lane value and its form on lanes `L`.
 trait Lanes: Copy + Debug {
-    type Wide;
-    /// Eight scalar values into lanes: lane `l` holds `lanes[l]`.
-    fn pack(lanes: [Self; 8]) -> Self::Wide;
-    /// The inverse of `pack`.
-    fn unpack(wide: Self::Wide) -> [Self; 8];
+    type Wide<L: Lane>;
+    /// The first `L::WIDTH` values into lanes: lane `l` holds `lanes[l]`.
+    fn pack<L: Lane>(lanes: &[Self; W]) -> Self::Wide<L>;
+    /// The inverse of `pack`: the `L::WIDTH` lanes' values.
+    fn unpack<L: Lane>(wide: Self::Wide<L>) -> Vec<Self>;
     /// The `f32` components, in order.
     fn components(&self) -> Vec<f32>;
 }
 
 impl Lanes for f32 {
-    type Wide = f32x8;
-    fn pack(lanes: [Self; 8]) -> f32x8 {
-        f32x8::from(lanes)
+    type Wide<L: Lane> = L;
+    fn pack<L: Lane>(lanes: &[Self; W]) -> L {
+        L::from_slice(lanes)
     }
-    fn unpack(wide: f32x8) -> [Self; 8] {
-        wide.to_array()
+    fn unpack<L: Lane>(wide: L) -> Vec<Self> {
+        let mut out = vec![0.0; L::WIDTH];
+        wide.store(&mut out);
+        out
     }
     fn components(&self) -> Vec<f32> {
         vec![*self]
@@ -46,13 +58,15 @@ impl Lanes for f32 {
 }
 
 impl<const N: usize> Lanes for [f32; N] {
-    type Wide = [f32x8; N];
-    fn pack(lanes: [Self; 8]) -> [f32x8; N] {
-        std::array::from_fn(|axis| f32x8::from(lanes.map(|v| v[axis])))
+    type Wide<L: Lane> = [L; N];
+    fn pack<L: Lane>(lanes: &[Self; W]) -> [L; N] {
+        std::array::from_fn(|axis| L::from_slice(&lanes.map(|v| v[axis])))
     }
-    fn unpack(wide: [f32x8; N]) -> [Self; 8] {
-        let axes = wide.map(f32x8::to_array);
-        std::array::from_fn(|lane| std::array::from_fn(|axis| axes[axis][lane]))
+    fn unpack<L: Lane>(wide: [L; N]) -> Vec<Self> {
+        let axes = wide.map(f32::unpack::<L>);
+        (0..L::WIDTH)
+            .map(|lane| std::array::from_fn(|axis| axes[axis][lane]))
+            .collect()
     }
     fn components(&self) -> Vec<f32> {
         self.to_vec()
@@ -63,13 +77,13 @@ impl<const N: usize> Lanes for [f32; N] {
 macro_rules! tuple_lanes {
     ($($t:ident $i:tt),+) => {
         impl<$($t: Lanes),+> Lanes for ($($t,)+) {
-            type Wide = ($($t::Wide,)+);
-            fn pack(lanes: [Self; 8]) -> Self::Wide {
-                ($($t::pack(lanes.map(|v| v.$i)),)+)
+            type Wide<L: Lane> = ($($t::Wide<L>,)+);
+            fn pack<L: Lane>(lanes: &[Self; W]) -> Self::Wide<L> {
+                ($($t::pack::<L>(&lanes.map(|v| v.$i)),)+)
             }
-            fn unpack(wide: Self::Wide) -> [Self; 8] {
-                let unpacked = ($($t::unpack(wide.$i),)+);
-                std::array::from_fn(|lane| ($(unpacked.$i[lane],)+))
+            fn unpack<L: Lane>(wide: Self::Wide<L>) -> Vec<Self> {
+                let unpacked = ($($t::unpack::<L>(wide.$i),)+);
+                (0..L::WIDTH).map(|lane| ($(unpacked.$i[lane],)+)).collect()
             }
             fn components(&self) -> Vec<f32> {
                 let mut out = Vec::new();
@@ -88,21 +102,23 @@ fn same_bits(expected: f32, got: f32) -> bool {
     expected.to_bits() == got.to_bits() || (expected.is_nan() && got.is_nan())
 }
 
-/// Runs `lanes` on the eight inputs packed into lanes and `scalar` on each input alone,
+/// Runs `lanes` on the inputs packed into lanes `L` and `scalar` on each input alone,
 /// and requires the same bits in every lane and every component.
-fn check_lanes<I: Lanes, O: Lanes>(
-    inputs: [I; 8],
+fn check_lanes<L: Lane, I: Lanes, O: Lanes>(
+    inputs: &[I; W],
     scalar: impl Fn(I) -> O,
-    lanes: impl Fn(I::Wide) -> O::Wide,
+    lanes: impl Fn(I::Wide<L>) -> O::Wide<L>,
 ) -> Result<(), TestCaseError> {
-    let got = O::unpack(lanes(I::pack(inputs)));
+    let got = O::unpack::<L>(L::run(|| lanes(I::pack::<L>(inputs))));
+    prop_assert_eq!(got.len(), L::WIDTH);
     for (lane, (input, got)) in inputs.iter().zip(got).enumerate() {
         let expected = scalar(*input).components();
         let got = got.components();
         let same = expected.iter().zip(&got).all(|(e, g)| same_bits(*e, *g));
         prop_assert!(
             same,
-            "lane {lane}, inputs {input:?}: scalar {expected:?} (bits {:08x?}), lanes {got:?} (bits {:08x?})",
+            "{} lanes, lane {lane}, inputs {input:?}: scalar {expected:?} (bits {:08x?}), lanes {got:?} (bits {:08x?})",
+            L::WIDTH,
             expected.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
             got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
         );
@@ -110,11 +126,13 @@ fn check_lanes<I: Lanes, O: Lanes>(
     Ok(())
 }
 
-/// What a case shares across its eight lanes.
-#[derive(Debug, Clone, Copy)]
+/// What a case shares across its lanes.
+#[derive(Debug, Clone)]
 struct Setup<const D: usize> {
     kernel: Kernel<D>,
     tensile: TensileCorrection,
+    /// The walls' tables of `kernel`.
+    tables: std::sync::Arc<WallTables>,
     /// The scalar (splatted) argument of a term: mass, `m / rho0`.
     uniform: f32,
 }
@@ -171,6 +189,7 @@ fn setup<const D: usize>() -> impl Strategy<Value = Setup<D>> {
             Some(Setup {
                 kernel,
                 tensile,
+                tables: std::sync::Arc::new(WallTables::new(&kernel)),
                 uniform,
             })
         },
@@ -278,30 +297,82 @@ fn vector<const D: usize>() -> BoxedStrategy<[f32; D]> {
     uniform::<_, D>(value()).boxed()
 }
 
-/// `lanes_bit_identical!(name: |setup| (argument in strategy, ...) => scalar, lanes);`
-/// checks, in 2D (`name::d2`) and 3D (`name::d3`), that `lanes` applied to eight
-/// drawn inputs per argument, packed into lanes, equals `scalar` applied to each lane's
-/// inputs, bit for bit. `D` names the dimension inside the strategies and expressions.
+/// A point of the box `0..=4h` on every axis for walls of radius `h`: anywhere, on a
+/// face, within h of one or exactly h from it (and one ulp either side), or NaN.
+fn face_point<const D: usize>(h: f32) -> BoxedStrategy<[f32; D]> {
+    let near = |h: f32| {
+        prop_oneof![
+            4 => (0.0f32..=4.0).prop_map(move |t| t * h),
+            2 => (0.0f32..1.0).prop_map(move |t| t * h),
+            2 => (3.0f32..=4.0).prop_map(move |t| t * h),
+            1 => prop::sample::select(vec![
+                0.0,
+                h,
+                4.0 * h,
+                3.0 * h,
+                f32::from_bits(h.to_bits() - 1),
+                f32::from_bits(h.to_bits() + 1),
+                -0.0,
+                f32::NAN,
+            ]),
+        ]
+    };
+    uniform(near(h)).boxed()
+}
+
+/// The box of [`face_point`].
+fn face_box<const D: usize>(h: f32) -> ([f32; D], [f32; D]) {
+    ([0.0; D], [4.0 * h; D])
+}
+
+/// `lanes_bit_identical!(name: |setup| (argument: type = strategy, ...) => scalar, lanes);`
+/// checks, in 2D (`name::d2`) and 3D (`name::d3`) and on every backend this CPU runs,
+/// that `lanes` applied to the drawn inputs packed into lanes equals `scalar` applied
+/// to each lane's inputs, bit for bit. `D` names the dimension inside the types,
+/// strategies and expressions.
 macro_rules! lanes_bit_identical {
-    ($name:ident: |$s:ident| ($($arg:ident in $strategy:expr),+) => $scalar:expr, $lanes:expr) => {
+    ($name:ident: |$s:ident| ($($arg:ident: $ty:ty = $strategy:expr),+) => $scalar:expr, $lanes:expr) => {
         mod $name {
             use super::*;
-            lanes_bit_identical!(@dim d2, 2, |$s| ($($arg in $strategy),+) => $scalar, $lanes);
-            lanes_bit_identical!(@dim d3, 3, |$s| ($($arg in $strategy),+) => $scalar, $lanes);
+            lanes_bit_identical!(@dim d2, 2, |$s| ($($arg: $ty = $strategy),+) => $scalar, $lanes);
+            lanes_bit_identical!(@dim d3, 3, |$s| ($($arg: $ty = $strategy),+) => $scalar, $lanes);
         }
     };
-    (@dim $dim:ident, $d:literal, |$s:ident| ($($arg:ident in $strategy:expr),+) => $scalar:expr, $lanes:expr) => {
+    (@dim $dim:ident, $d:literal, |$s:ident| ($($arg:ident: $ty:ty = $strategy:expr),+) => $scalar:expr, $lanes:expr) => {
         mod $dim {
             use super::*;
             const D: usize = $d;
+
+            /// One case on the lanes the dispatcher hands over.
+            struct Case {
+                setup: Setup<D>,
+                inputs: [($($ty,)+); W],
+            }
+
+            impl WithLane for Case {
+                type Output = Result<(), TestCaseError>;
+                fn run<L: Lane>(self) -> Self::Output {
+                    #[allow(unused_variables)]
+                    let $s = &self.setup;
+                    check_lanes::<L, ($($ty,)+), _>(
+                        &self.inputs,
+                        |($($arg,)+)| $scalar,
+                        |($($arg,)+)| $lanes,
+                    )
+                }
+            }
+
             proptest! {
                 #[test]
                 fn lanes_bit_identical(
-                    (case, inputs) in setup::<D>().prop_flat_map(|$s| (Just($s), uniform8(($($strategy,)+))))
+                    (setup, inputs) in setup::<D>().prop_flat_map(|$s| (Just($s.clone()), uniform16(($($strategy,)+))))
                 ) {
-                    #[allow(unused_variables)]
-                    let $s = case;
-                    check_lanes(inputs, |($($arg,)+)| $scalar, |($($arg,)+)| $lanes)?;
+                    for kind in LaneKind::ALL {
+                        match kind.dispatch(Case { setup: setup.clone(), inputs }) {
+                            Ok(checked) => checked?,
+                            Err(_) => kind.report_skipped(),
+                        }
+                    }
                 }
             }
         }
@@ -312,34 +383,50 @@ macro_rules! lanes_bit_identical {
 mod terms {
     use super::*;
 
-    lanes_bit_identical!(norm2: |s| (x in offset::<D>(s.kernel.h())) => norm2(x), norm2_lanes(x));
-    lanes_bit_identical!(norm2_of_any: |s| (x in vector::<D>()) => norm2(x), norm2_lanes(x));
-    lanes_bit_identical!(poly6: |s| (r2 in squared_distance::<D>(s.kernel.h())) => s.kernel.poly6(r2), s.kernel.poly6_lanes(r2));
-    lanes_bit_identical!(spiky_gradient_factor: |s| (r2 in squared_distance::<D>(s.kernel.h())) => s.kernel.spiky_gradient_factor(r2), s.kernel.spiky_gradient_factor_lanes(r2));
-    lanes_bit_identical!(spiky_gradient_factor_and_slope: |s| (r2 in squared_distance::<D>(s.kernel.h())) => s.kernel.spiky_gradient_factor_and_slope(r2), s.kernel.spiky_gradient_factor_and_slope_lanes(r2));
-    lanes_bit_identical!(spiky_gradient: |s| (x in offset::<D>(s.kernel.h())) => s.kernel.spiky_gradient(x), s.kernel.spiky_gradient_lanes(x));
-    lanes_bit_identical!(s_corr: |s| (r2 in squared_distance::<D>(s.kernel.h())) => s.tensile.s_corr(&s.kernel, r2), s.tensile.s_corr_lanes(&s.kernel, r2));
-    lanes_bit_identical!(s_corr_from_poly6: |s| (w in poly6_value(s.kernel)) => s.tensile.s_corr_from_poly6(w), s.tensile.s_corr_from_poly6_lanes(w));
-    lanes_bit_identical!(density_term: |s| (r2 in squared_distance::<D>(s.kernel.h())) => s.kernel.density_term(s.uniform, r2), s.kernel.density_term_lanes(s.uniform, r2));
-    lanes_bit_identical!(constraint_gradient: |s| (factor in gradient_factor(s.kernel), x in offset::<D>(s.kernel.h())) => s.kernel.constraint_gradient(s.uniform, factor, x), s.kernel.constraint_gradient_lanes(s.uniform, factor, x));
-    lanes_bit_identical!(position_delta_term: |s| (lambda_sum in value(), s_corr in s_corr_value(s), factor in gradient_factor(s.kernel), x in offset::<D>(s.kernel.h())) => s.kernel.position_delta_term(s.uniform, lambda_sum, s_corr, factor, x), s.kernel.position_delta_term_lanes(s.uniform, lambda_sum, s_corr, factor, x));
-    lanes_bit_identical!(xsph_term: |s| (volume in value(), dv in vector::<D>(), w in poly6_value(s.kernel)) => s.kernel.xsph_term(volume, dv, w), s.kernel.xsph_term_lanes(volume, dv, w));
-    lanes_bit_identical!(vorticity_term: |s| (volume in value(), dv in vector::<D>(), grad in gradient(s.kernel)) => s.kernel.vorticity_term(volume, dv, grad), s.kernel.vorticity_term_lanes(volume, dv, grad));
-    lanes_bit_identical!(vorticity_gradient_term: |s| (volume in value(), d_magnitude in value(), grad in gradient(s.kernel)) => s.kernel.vorticity_gradient_term(volume, d_magnitude, grad), s.kernel.vorticity_gradient_term_lanes(volume, d_magnitude, grad));
+    lanes_bit_identical!(norm2: |s| (x: [f32; D] = offset::<D>(s.kernel.h())) => norm2(x), norm2_lanes(x));
+    lanes_bit_identical!(norm2_of_any: |s| (x: [f32; D] = vector::<D>()) => norm2(x), norm2_lanes(x));
+    lanes_bit_identical!(poly6: |s| (r2: f32 = squared_distance::<D>(s.kernel.h())) => s.kernel.poly6(r2), s.kernel.poly6_lanes(r2));
+    lanes_bit_identical!(spiky_gradient_factor: |s| (r2: f32 = squared_distance::<D>(s.kernel.h())) => s.kernel.spiky_gradient_factor(r2), s.kernel.spiky_gradient_factor_lanes(r2));
+    lanes_bit_identical!(spiky_gradient_factor_and_slope: |s| (r2: f32 = squared_distance::<D>(s.kernel.h())) => s.kernel.spiky_gradient_factor_and_slope(r2), s.kernel.spiky_gradient_factor_and_slope_lanes(r2));
+    lanes_bit_identical!(spiky_gradient: |s| (x: [f32; D] = offset::<D>(s.kernel.h())) => s.kernel.spiky_gradient(x), s.kernel.spiky_gradient_lanes(x));
+    lanes_bit_identical!(s_corr: |s| (r2: f32 = squared_distance::<D>(s.kernel.h())) => s.tensile.s_corr(&s.kernel, r2), s.tensile.s_corr_lanes(&s.kernel, r2));
+    lanes_bit_identical!(s_corr_from_poly6: |s| (w: f32 = poly6_value(s.kernel)) => s.tensile.s_corr_from_poly6(w), s.tensile.s_corr_from_poly6_lanes(w));
+    lanes_bit_identical!(density_term: |s| (r2: f32 = squared_distance::<D>(s.kernel.h())) => s.kernel.density_term(s.uniform, r2), s.kernel.density_term_lanes(s.uniform, r2));
+    lanes_bit_identical!(constraint_gradient: |s| (factor: f32 = gradient_factor(s.kernel), x: [f32; D] = offset::<D>(s.kernel.h())) => s.kernel.constraint_gradient(s.uniform, factor, x), s.kernel.constraint_gradient_lanes(s.uniform, factor, x));
+    lanes_bit_identical!(position_delta_term: |s| (lambda_sum: f32 = value(), s_corr: f32 = s_corr_value(s.clone()), factor: f32 = gradient_factor(s.kernel), x: [f32; D] = offset::<D>(s.kernel.h())) => s.kernel.position_delta_term(s.uniform, lambda_sum, s_corr, factor, x), s.kernel.position_delta_term_lanes(s.uniform, lambda_sum, s_corr, factor, x));
+    lanes_bit_identical!(xsph_term: |s| (volume: f32 = value(), dv: [f32; D] = vector::<D>(), w: f32 = poly6_value(s.kernel)) => s.kernel.xsph_term(volume, dv, w), s.kernel.xsph_term_lanes(volume, dv, w));
+    lanes_bit_identical!(vorticity_term: |s| (volume: f32 = value(), dv: [f32; D] = vector::<D>(), grad: [f32; D] = gradient(s.kernel)) => s.kernel.vorticity_term(volume, dv, grad), s.kernel.vorticity_term_lanes(volume, dv, grad));
+    lanes_bit_identical!(lane_poly6: |s| (r2: f32 = squared_distance::<D>(s.kernel.h())) => s.kernel.poly6(r2), L::poly6(&s.kernel, r2));
+    lanes_bit_identical!(lane_gradient_factor_and_slope: |s| (r2: f32 = squared_distance::<D>(s.kernel.h())) => s.kernel.spiky_gradient_factor_and_slope(r2), L::gradient_factor_and_slope(&s.kernel, r2));
+    lanes_bit_identical!(lane_s_corr: |s| (w: f32 = poly6_value(s.kernel)) => s.tensile.s_corr_from_poly6(w), L::s_corr(&s.tensile, w));
+    lanes_bit_identical!(lane_position_delta: |s| (lambda_sum: f32 = value(), s_corr: f32 = s_corr_value(s.clone()), factor: f32 = gradient_factor(s.kernel), x: [f32; D] = offset::<D>(s.kernel.h())) => s.kernel.position_delta_term(s.uniform, lambda_sum, s_corr, factor, x), L::position_delta(&s.kernel, s.uniform, lambda_sum, s_corr, factor, x));
+    lanes_bit_identical!(lane_xsph: |s| (volume: f32 = value(), dv: [f32; D] = vector::<D>(), w: f32 = poly6_value(s.kernel)) => s.kernel.xsph_term(volume, dv, w), L::xsph(&s.kernel, volume, dv, w));
+    lanes_bit_identical!(lane_curl: |s| (volume: f32 = value(), dv: [f32; D] = vector::<D>(), grad: [f32; D] = gradient(s.kernel)) => s.kernel.vorticity_term(volume, dv, grad), L::curl(&s.kernel, volume, dv, grad));
+    lanes_bit_identical!(lane_norm2: |s| (x: [f32; D] = vector::<D>()) => norm2(x), L::norm2(x));
+    lanes_bit_identical!(lane_faces: |s| (p: [f32; D] = face_point::<D>(s.kernel.h())) => { let (lo, hi) = face_box::<D>(s.kernel.h()); s.tables.faces(lo, hi, p) }, { let (lo, hi) = face_box::<D>(s.kernel.h()); L::faces(&s.tables, lo, hi, p) });
+    lanes_bit_identical!(lane_indicator: |s| (r2: f32 = squared_distance::<D>(s.kernel.h())) => if pbf_kernels::within(r2, s.kernel.h() * s.kernel.h()) { 1.0 } else { 0.0 }, L::indicator(r2, s.kernel.h() * s.kernel.h()));
+    lanes_bit_identical!(lane_square_root: |s| (x: f32 = value()) => x.sqrt(), L::square_root(x));
+    lanes_bit_identical!(lane_max_zero: |s| (x: f32 = value()) => if x > 0.0 { x } else { 0.0 }, x.max_zero());
+    lanes_bit_identical!(lane_select_gt: |s| (x: f32 = value(), y: f32 = value(), yes: f32 = value(), no: f32 = value()) => if x > y { yes } else { no }, x.select_gt(y, yes, no));
+    lanes_bit_identical!(vorticity_gradient_term: |s| (volume: f32 = value(), d_magnitude: f32 = value(), grad: [f32; D] = gradient(s.kernel)) => s.kernel.vorticity_gradient_term(volume, d_magnitude, grad), s.kernel.vorticity_gradient_term_lanes(volume, d_magnitude, grad));
 }
 
 /// The packing helpers themselves: a lane mix-up would make every check above vacuous.
 #[test]
 fn packing_puts_input_l_in_lane_l() {
-    let inputs: [([f32; 3], f32); 8] =
+    let inputs: [([f32; 3], f32); W] =
         std::array::from_fn(|l| ([l as f32, 10.0 + l as f32, 20.0 + l as f32], -(l as f32)));
-    let (x, w) = <([f32; 3], f32)>::pack(inputs);
+    let (x, w) = <([f32; 3], f32)>::pack::<f32x8>(&inputs);
     assert_eq!(x[1].to_array()[5], 15.0);
     assert_eq!(w.to_array()[7], -7.0);
-    assert_eq!(<([f32; 3], f32)>::unpack((x, w)), inputs);
+    assert_eq!(<([f32; 3], f32)>::unpack::<f32x8>((x, w)), inputs[..8]);
+    assert_eq!(
+        <([f32; 3], f32)>::unpack::<f32>(<([f32; 3], f32)>::pack::<f32>(&inputs)),
+        inputs[..1]
+    );
     // A lanes function that swaps two lanes is caught.
-    let swapped = check_lanes(
-        inputs.map(|(_, w)| w),
+    let swapped = check_lanes::<f32x8, _, _>(
+        &inputs.map(|(_, w)| w),
         |w: f32| w,
         |w: f32x8| {
             let mut a = w.to_array();
@@ -349,5 +436,29 @@ fn packing_puts_input_l_in_lane_l() {
     );
     assert!(swapped.is_err());
     // So is a sign of zero.
-    assert!(check_lanes([0.0f32; 8], |w: f32| w, |w: f32x8| -w).is_err());
+    assert!(check_lanes::<f32x8, _, _>(&[0.0f32; W], |w: f32| w, |w: f32x8| -w).is_err());
+}
+
+/// Every backend of the dispatcher runs here or is reported as skipped; the scalar
+/// and portable ones run everywhere.
+#[test]
+fn the_dispatcher_runs_every_available_backend() {
+    struct Width;
+    impl WithLane for Width {
+        type Output = usize;
+        fn run<L: Lane>(self) -> usize {
+            L::WIDTH
+        }
+    }
+    for kind in LaneKind::ALL {
+        match kind.dispatch(Width) {
+            Ok(width) => assert_eq!(width, kind.width(), "{}", kind.name()),
+            Err(e) => {
+                assert!(!kind.is_available(), "{}: {e}", kind.name());
+                kind.report_skipped();
+            }
+        }
+    }
+    assert!(LaneKind::Scalar.is_available() && LaneKind::Portable.is_available());
+    assert!(LaneKind::widest().is_available());
 }

@@ -2,21 +2,18 @@
 //!
 //! `wide`'s `f32x8` takes its instructions from the build's target features: a
 //! default x86-64 build (SSE2) runs it as two 128-bit halves, so every lane operation
-//! is two instructions, whatever the CPU. [`F32x8Avx`] is one AVX register, used on
-//! CPUs that have AVX but not AVX-512F (most x86-64 desktop and laptop CPUs, and older
-//! server ones). It implements [`pbf_kernels::SimdF32`], so the
-//! kernels' lane formulas run on it unchanged, and the solver's [`Lane`], so every
-//! neighbour pass runs on it from the same generic source, with the bits of the scalar
-//! path (the same correctly rounded operations lane by lane, no fused multiply-add).
-//! Its constraint and velocity phases take about two thirds of the two-halves
-//! `f32x8`'s time.
+//! is two instructions, whatever the CPU. [`F32x8Avx`] is one AVX register, for CPUs
+//! that have AVX but not AVX-512F. It implements [`SimdF32`], so the kernels' lane
+//! formulas run on it unchanged, and [`Lane`], so every neighbour pass runs on it from
+//! the same generic source, with the bits of the scalar path (the same correctly
+//! rounded operations lane by lane, no fused multiply-add).
 //!
-//! **Safety.** The intrinsics need a CPU with AVX. This module is private to the
-//! crate, and values of [`F32x8Avx`] are only made inside [`Lane::run`], which checks
-//! [`available`] and then runs the pass body in a function compiled for AVX (so that
-//! the intrinsics inline). The solver picks this type only when [`available`]. The
-//! unchecked loads of [`Lane::gather`] and [`Lane::gather4`] rely on their callers'
-//! indices being in bounds, as the sixteen lanes' do.
+//! **Safety.** The intrinsics need a CPU with AVX. The type is private to the crate:
+//! a pass gets it only from [`LaneKind::dispatch`](crate::LaneKind::dispatch) or
+//! [`LaneKind::dispatch_eight`](crate::LaneKind::dispatch_eight), which check
+//! [`available`] first, and [`Lane::run`] runs a pass body in a function compiled for
+//! AVX (so that the intrinsics inline). The unchecked loads of [`Lane::gather`] and
+//! [`Lane::gather4`] rely on their callers' indices being in bounds.
 
 #![allow(unsafe_code)]
 
@@ -171,10 +168,6 @@ impl Lane for F32x8Avx {
         unsafe { compiled_for_avx(f) }
     }
     #[inline(always)]
-    fn splat(v: f32) -> Self {
-        <Self as SimdF32>::splat(v)
-    }
-    #[inline(always)]
     fn from_slice(s: &[f32]) -> Self {
         Self::from_array(s[..8].try_into().expect("eight values"))
     }
@@ -286,6 +279,16 @@ impl Eight for F32x8Avx {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether this CPU lacks the backend, reported by name (the test then checks
+    /// nothing on it).
+    fn skipped() -> bool {
+        let lacks = !available();
+        if lacks {
+            crate::LaneKind::Avx.report_skipped();
+        }
+        lacks
+    }
     use proptest::prelude::*;
     use wide::f32x8;
 
@@ -306,7 +309,7 @@ mod tests {
             lambda in prop::array::uniform8(-50.0f32..50.0),
             h in 0.01f32..10.0,
         ) {
-            if !available() {
+            if skipped() {
                 return Ok(());
             }
             let k = Kernel::<3>::new(h).unwrap();
@@ -353,7 +356,7 @@ mod tests {
             ])),
             width in 1usize..=8,
         ) {
-            if !available() {
+            if skipped() {
                 return Ok(());
             }
             let (lo, hi, h) = ([0.0f32; 3], [2.0f32; 3], 0.25f32);
@@ -369,7 +372,7 @@ mod tests {
             quads in prop::collection::vec(prop::array::uniform4(-1e3f32..1e3), 1..64),
             picks in prop::array::uniform8(any::<prop::sample::Index>()),
         ) {
-            if !available() {
+            if skipped() {
                 return Ok(());
             }
             let indices: [u32; 8] = picks.map(|p| p.index(quads.len()) as u32);
@@ -397,7 +400,7 @@ mod tests {
 
     #[test]
     fn negation_selection_counts_and_stores() {
-        if !available() {
+        if skipped() {
             return;
         }
         let v: [f32; 8] = core::array::from_fn(|l| l as f32 - 4.0);

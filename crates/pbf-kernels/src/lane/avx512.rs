@@ -1,36 +1,27 @@
 //! Sixteen particles per instruction with AVX-512F, picked at run time.
 //!
-//! [`F32x16`] is one 512-bit register of `f32` lanes. It implements
-//! [`pbf_kernels::SimdF32`], so the kernels' lane formulas run on it unchanged, and the
-//! solver's [`Lane`], so every neighbour pass runs on it from the same generic source.
-//! The neighbours' positions (and one more value) come from the packed quads of
-//! [`crate::lists::pack`]: one sixteen-byte load per neighbour, transposed into four
-//! registers ([`Lane::gather4`]); other values by sixteen scalar loads. Neither
-//! checks its indices (both are `unsafe fn`s): the sixteen compare-and-branch pairs a
-//! slot held sixteen indices in registers at once, which spilled; without them the
-//! constraint and velocity phases take about 18% less time at 97k particles. The
-//! indices come from [`crate::lists::Neighbourhood::for_each_slot`]: the lists'
-//! entries, below the particle count by the lists' construction, and the slices they
-//! index have a value for every particle (asserted once per pass). The hardware
-//! gather (`vgatherdps`) is not used: both for single values and for the quads (four
-//! gathers a slot) it is slower than the scalar loads and the in-register transpose.
+//! [`F32x16`] is one 512-bit register of `f32` lanes. It implements [`SimdF32`], so
+//! the kernels' lane formulas run on it unchanged, and [`Lane`], so every neighbour
+//! pass runs on it from the same generic source. The neighbours' positions (and one
+//! more value) come as packed quads: one sixteen-byte load per neighbour, transposed
+//! into four registers ([`Lane::gather4`]); other values by sixteen scalar loads.
+//! Neither checks its indices (both are `unsafe fn`s): sixteen compare-and-branch
+//! pairs per slot spill the registers that hold the indices. The hardware gather
+//! (`vgatherdps`) is not used: for single values and for the quads (four gathers a
+//! slot) it is slower than the scalar loads and the in-register transpose.
 //!
-//! **The scalar path's bits.** A pass holds one particle a lane and walks the sixteen
-//! lists of a group together ([`crate::lists::Neighbourhood::for_each_slot`]), so every
-//! lane adds its particle's terms in list order, as the scalar path does, with the same
-//! correctly rounded operations: the result is bit-identical to
-//! [`Backend::Scalar`](crate::Backend::Scalar) and
-//! [`Backend::Lanes8`](crate::Backend::Lanes8) (a test runs all three over a dam break
-//! and compares every bit). The lanes past the end of a list are masked: their terms
-//! are zeros of either sign, which change no sum (a sum that starts at `+0.0` is never
-//! `-0.0`).
+//! **The scalar path's bits.** A pass holds one particle a lane and walks the lists of
+//! a group together, so every lane adds its particle's terms in list order, as the
+//! scalar path does, with the same correctly rounded operations. The lanes past the
+//! end of a list are masked: their terms are zeros of either sign, which change no
+//! sum (a sum that starts at `+0.0` is never `-0.0`).
 //!
-//! **Safety.** The intrinsics need a CPU with AVX-512F. This module is private to the
-//! crate, and values of [`F32x16`] are only made inside [`Lane::run`], which checks
-//! [`available`] and then runs the pass body in a function compiled for AVX-512F (so
-//! that the intrinsics inline). The solver picks this type only when [`available`].
-//! The unchecked loads of [`Lane::gather`] and [`Lane::gather4`] rely on their
-//! callers' indices being in bounds (see there).
+//! **Safety.** The intrinsics need a CPU with AVX-512F. The type is private to the
+//! crate: a pass gets it only from [`LaneKind::dispatch`](crate::LaneKind::dispatch),
+//! which checks [`available`] first, and [`Lane::run`] runs a pass body in a function
+//! compiled for AVX-512F (so that the intrinsics inline). The unchecked loads of
+//! [`Lane::gather`] and [`Lane::gather4`] rely on their callers' indices being in
+//! bounds.
 
 #![allow(unsafe_code)]
 
@@ -176,10 +167,6 @@ impl Lane for F32x16 {
         // SAFETY: the CPU has AVX-512F (asserted above), the only feature the function
         // is compiled for.
         unsafe { compiled_for_avx512(f) }
-    }
-    #[inline(always)]
-    fn splat(v: f32) -> Self {
-        <Self as SimdF32>::splat(v)
     }
     /// The faces on all sixteen lanes at once, each face only when a lane is within h
     /// of it, with [`WallTables::at`]'s operations (the table read by sixteen loads).
@@ -359,6 +346,16 @@ impl Lane for F32x16 {
 mod tests {
     use super::super::portable::transpose8;
     use super::*;
+
+    /// Whether this CPU lacks the backend, reported by name (the test then checks
+    /// nothing on it).
+    fn skipped() -> bool {
+        let lacks = !available();
+        if lacks {
+            crate::LaneKind::Avx512.report_skipped();
+        }
+        lacks
+    }
     use proptest::prelude::*;
     use wide::f32x8;
 
@@ -382,7 +379,7 @@ mod tests {
             lambda in prop::array::uniform16(-50.0f32..50.0),
             h in 0.01f32..10.0,
         ) {
-            if !available() {
+            if skipped() {
                 return Ok(());
             }
             let k = Kernel::<3>::new(h).unwrap();
@@ -450,7 +447,7 @@ mod tests {
                 h,
             );
             prop_assert_eq!(eight, clear_box(bounds(width.min(8))));
-            if available() {
+            if !skipped() {
                 let sixteen = F32x16::run(|| {
                     <F32x16 as Lane>::clear_of_faces(p.map(from), width, lo, hi, h)
                 });
@@ -473,7 +470,7 @@ mod tests {
                     prop_assert_eq!(x8[c].to_array()[l], quads[eight[l] as usize][c]);
                 }
             }
-            if available() {
+            if !skipped() {
                 // SAFETY: as above.
                 let x16 = F32x16::run(|| unsafe { <F32x16 as Lane>::gather4(&quads, &indices) }.map(lanes));
                 for c in 0..4 {
@@ -487,7 +484,7 @@ mod tests {
 
     #[test]
     fn negation_flips_the_sign_bit_and_lanes_load_mask_and_store() {
-        if !available() {
+        if skipped() {
             return;
         }
         let v: [f32; 16] = core::array::from_fn(|l| l as f32 - 4.0);

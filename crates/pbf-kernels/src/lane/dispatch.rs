@@ -107,6 +107,24 @@ impl LaneKind {
         }
     }
 
+    /// Reports that a test skipped this backend: one line on the standard error
+    /// stream, once per process and backend, written past a test harness's output
+    /// capture so that `cargo test` shows it.
+    pub fn report_skipped(self) {
+        use std::io::Write;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        static REPORTED: [AtomicBool; 4] = [const { AtomicBool::new(false) }; 4];
+        let index = Self::ALL.iter().position(|&k| k == self).unwrap_or(0);
+        if !REPORTED[index].swap(true, Ordering::Relaxed) {
+            let line = format!(
+                "skipped: the {} lanes (this CPU does not run them)\n",
+                self.name()
+            );
+            // Nothing to do when the stream is closed: the report is informative.
+            let _ = std::io::stderr().write_all(line.as_bytes());
+        }
+    }
+
     /// Runs `pass` on this backend's lane type.
     ///
     /// # Errors
@@ -146,8 +164,9 @@ impl LaneKind {
 }
 
 /// Runs a body once for every lane type this CPU runs (each as the type parameter
-/// named after the bar), and prints the name of every backend it skips, so that a
-/// test never passes silently for a backend it did not run. Values the body needs
+/// named after the bar), and reports the name of every backend it skips
+/// ([`LaneKind::report_skipped`]), so that a test never passes silently for a backend
+/// it did not run. Values the body needs
 /// come in as `let name: type = value;` lines before it (references may use the
 /// lifetime `'a`).
 ///
@@ -186,7 +205,7 @@ macro_rules! for_each_lane {
                 __lifetime: ::core::marker::PhantomData,
             };
             if kind.dispatch(pass).is_err() {
-                eprintln!("skipped: the {} lanes (this CPU does not run them)", kind.name());
+                kind.report_skipped();
             }
         }
     }};

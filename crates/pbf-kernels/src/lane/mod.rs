@@ -58,8 +58,7 @@
 
 #![allow(unsafe_code)]
 
-use crate::{Kernel, TensileCorrection, WallTables};
-use core::ops::{Add, AddAssign, Div, Mul, Neg, Sub};
+use crate::{Kernel, SimdF32, TensileCorrection, WallTables};
 #[cfg(doc)]
 use wide::f32x8;
 
@@ -103,17 +102,10 @@ impl Index for u16 {
 /// masks, the pair terms of [`Kernel`] and [`TensileCorrection`], the walls of
 /// [`WallTables`]). Every operation gives, lane by lane, the bits of the scalar
 /// reference.
-pub trait Lane:
-    Copy
-    + Send
-    + Sync
-    + Add<Output = Self>
-    + Sub<Output = Self>
-    + Mul<Output = Self>
-    + Div<Output = Self>
-    + Neg<Output = Self>
-    + AddAssign
-{
+///
+/// The lane arithmetic and comparisons are those of [`SimdF32`], which every lane type
+/// implements (`f32` as one lane).
+pub trait Lane: SimdF32 + Send + Sync {
     /// How many particles one value holds.
     const WIDTH: usize;
     /// Runs a pass body compiled for the instructions this width needs.
@@ -125,8 +117,6 @@ pub trait Lane:
     fn run<R>(f: impl FnOnce() -> R) -> R {
         f()
     }
-    /// Every lane `v`.
-    fn splat(v: f32) -> Self;
     /// The values `s[indices[lane]]`.
     ///
     /// # Safety

@@ -31,10 +31,6 @@ impl Lane for f32x8 {
         f32x8::from(<[f32; 8]>::try_from(&s[..8]).expect("eight values"))
     }
     #[inline(always)]
-    fn splat(v: f32) -> Self {
-        f32x8::splat(v)
-    }
-    #[inline(always)]
     #[allow(unsafe_code)]
     unsafe fn gather<I: Index>(s: &[f32], indices: &[I]) -> Self {
         let indices: &[I; 8] = indices[..8].try_into().expect("eight indices");

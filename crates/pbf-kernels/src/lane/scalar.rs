@@ -30,10 +30,6 @@ impl Lane for f32 {
         s[0]
     }
     #[inline(always)]
-    fn splat(v: f32) -> Self {
-        v
-    }
-    #[inline(always)]
     unsafe fn gather<I: Index>(s: &[f32], indices: &[I]) -> Self {
         // The scalar path keeps its bounds check.
         s[indices[0].at()]
