@@ -9,52 +9,6 @@
 //! and picks one at run time ([`LaneKind::dispatch`]); the x86-64 types are private, so
 //! a pass meets them only through the dispatcher, after the CPU's features are
 //! checked.
-//!
-//! # Example
-//! A density pass over explicit neighbour lists, on the widest lanes of this CPU, equal
-//! bit for bit to the scalar path:
-//! ```
-//! use pbf_kernels::{Kernel, Lane, LaneKind, WithLane};
-//!
-//! struct Densities<'a> {
-//!     kernel: &'a Kernel<2>,
-//!     x: [&'a [f32]; 2],
-//!     lists: &'a [Vec<u32>],
-//! }
-//!
-//! impl WithLane for Densities<'_> {
-//!     type Output = Vec<f32>;
-//!     fn run<L: Lane>(self) -> Vec<f32> {
-//!         L::run(|| {
-//!             let mut out = vec![0.0; self.lists.len()];
-//!             for (i, list) in self.lists.iter().enumerate() {
-//!                 // One particle in lane 0; the other lanes hold copies (a real pass
-//!                 // fills them with other particles).
-//!                 let mut sum = L::poly6(self.kernel, L::splat(0.0));
-//!                 for &j in list {
-//!                     let indices = [j; pbf_kernels::MAX_WIDTH];
-//!                     // SAFETY: every list entry indexes the positions.
-//!                     let xj = [0, 1].map(|a| unsafe { L::gather(self.x[a], &indices) });
-//!                     let d = [0, 1].map(|a| L::splat(self.x[a][i]) - xj[a]);
-//!                     sum += L::poly6(self.kernel, L::norm2(d));
-//!                 }
-//!                 sum.store(&mut out[i..i + 1]);
-//!             }
-//!             out
-//!         })
-//!     }
-//! }
-//!
-//! let kernel = Kernel::<2>::new(1.0)?;
-//! let (x, y) = ([0.0f32, 0.5, 0.9], [0.0f32, 0.0, 0.3]);
-//! let lists = vec![vec![1, 2], vec![0, 2], vec![0, 1]];
-//! let pass = || Densities { kernel: &kernel, x: [&x, &y], lists: &lists };
-//! let widest = LaneKind::widest().dispatch(pass())?;
-//! let scalar = LaneKind::Scalar.dispatch(pass())?;
-//! assert_eq!(widest, scalar);
-//! assert_eq!(scalar[0], kernel.poly6(0.0) + kernel.poly6(0.25) + kernel.poly6(0.9));
-//! # Ok::<(), pbf_kernels::KernelError>(())
-//! ```
 
 #![allow(unsafe_code)]
 
@@ -104,7 +58,54 @@ impl Index for u16 {
 /// reference.
 ///
 /// The lane arithmetic and comparisons are those of [`SimdF32`], which every lane type
-/// implements (`f32` as one lane).
+/// implements (`f32` as one lane). The types live in this crate, one file per
+/// backend; a pass gets one from [`LaneKind::dispatch`], which checks the CPU first.
+///
+/// # Example
+/// A density pass over explicit neighbour lists, on the widest lanes of this CPU, equal
+/// bit for bit to the scalar path:
+/// ```
+/// use pbf_kernels::{Kernel, Lane, LaneKind, WithLane};
+///
+/// struct Densities<'a> {
+///     kernel: &'a Kernel<2>,
+///     x: [&'a [f32]; 2],
+///     lists: &'a [Vec<u32>],
+/// }
+///
+/// impl WithLane for Densities<'_> {
+///     type Output = Vec<f32>;
+///     fn run<L: Lane>(self) -> Vec<f32> {
+///         L::run(|| {
+///             let mut out = vec![0.0; self.lists.len()];
+///             for (i, list) in self.lists.iter().enumerate() {
+///                 // One particle in lane 0; the other lanes hold copies (a real pass
+///                 // fills them with other particles).
+///                 let mut sum = L::poly6(self.kernel, L::splat(0.0));
+///                 for &j in list {
+///                     let indices = [j; pbf_kernels::MAX_WIDTH];
+///                     // SAFETY: every list entry indexes the positions.
+///                     let xj = [0, 1].map(|a| unsafe { L::gather(self.x[a], &indices) });
+///                     let d = [0, 1].map(|a| L::splat(self.x[a][i]) - xj[a]);
+///                     sum += L::poly6(self.kernel, L::norm2(d));
+///                 }
+///                 sum.store(&mut out[i..i + 1]);
+///             }
+///             out
+///         })
+///     }
+/// }
+///
+/// let kernel = Kernel::<2>::new(1.0)?;
+/// let (x, y) = ([0.0f32, 0.5, 0.9], [0.0f32, 0.0, 0.3]);
+/// let lists = vec![vec![1, 2], vec![0, 2], vec![0, 1]];
+/// let pass = || Densities { kernel: &kernel, x: [&x, &y], lists: &lists };
+/// let widest = LaneKind::widest().dispatch(pass())?;
+/// let scalar = LaneKind::Scalar.dispatch(pass())?;
+/// assert_eq!(widest, scalar);
+/// assert_eq!(scalar[0], kernel.poly6(0.0) + kernel.poly6(0.25) + kernel.poly6(0.9));
+/// # Ok::<(), pbf_kernels::KernelError>(())
+/// ```
 pub trait Lane: SimdF32 + Send + Sync {
     /// How many particles one value holds.
     const WIDTH: usize;
