@@ -285,23 +285,23 @@ fn bench_density(c: &mut Criterion) {
                     })
                 },
             );
-            if pbf_benches::density::avx512_available() {
-                group.bench_function(
-                    BenchmarkId::new(format!("fused_avx512/{threads}t"), label(side)),
-                    |b| {
-                        b.iter_custom(|iters| {
-                            timed(&pool, iters, || {
-                                pbf_benches::density::fused_density_avx512(
-                                    &grid,
-                                    &kernel,
-                                    view(black_box(&sorted)),
-                                    &mut density,
-                                );
-                            })
+            group.bench_function(
+                BenchmarkId::new(format!("fused_f32x8/{threads}t"), label(side)),
+                |b| {
+                    b.iter_custom(|iters| {
+                        timed(&pool, iters, || {
+                            pbf_benches::fused_density_on(
+                                pbf_kernels::LaneKind::Portable,
+                                &grid,
+                                &kernel,
+                                view(black_box(&sorted)),
+                                &mut density,
+                            )
+                            .expect("the portable lanes run everywhere");
                         })
-                    },
-                );
-            }
+                    })
+                },
+            );
         }
         // Interior points see about 33 neighbours: W summed is near its lattice value.
         let mean = density.iter().sum::<f32>() / n as f32;

@@ -922,11 +922,8 @@ fn run_method(
             let grid = &st.grid;
             let start = Instant::now();
             if method == 0 {
-                // Sixteen lanes of AVX-512F where the CPU has them (as the `grid`
-                // bench's headline row), else the portable eight-lane pass.
-                if !pbf_benches::density::fused_density_avx512(grid, kernel, sorted, &mut st.sums) {
-                    fused_density(grid, kernel, sorted, &mut st.sums);
-                }
+                // The widest lanes this CPU runs (as the `grid` bench's headline row).
+                fused_density(grid, kernel, sorted, &mut st.sums);
                 let pass = start.elapsed();
                 // Pairs from a separate, untimed count (the fused pass has no lists).
                 count_pairs(grid, sorted, &mut st.counts);

@@ -1,11 +1,10 @@
 //! Code shared by the benches (`benches/*.rs`): the passes more than one of them times.
 #![deny(missing_docs)]
 
-pub mod density;
 pub mod machine;
 
 use pbf_grid::{CellRange, Grid};
-use pbf_kernels::{Kernel, LANES, f32x8, norm2_lanes};
+use pbf_kernels::{Kernel, KernelError, Lane, LaneKind, MAX_WIDTH, WithLane};
 
 /// The library's 3D dam break ([`pbf_solver::scenes::dam_break_3d`]) with its
 /// parameters changed by `change`: the same tank and block.
@@ -52,11 +51,11 @@ pub fn size_label(n: usize) -> String {
     }
 }
 
-/// The cell-blocked fused density pass, as the solver runs it: for each occupied cell,
-/// its points in `f32x8` lanes (the last block padded with [`FAR`]) against every
-/// candidate of the cell's merged candidate ranges, no neighbour lists. Gives
-/// `density[i] = sum_j W(r_ij)` over the sorted points `j` within `h`, `i` itself
-/// included (unit mass).
+/// The cell-blocked fused density pass on the widest lanes of this CPU
+/// ([`LaneKind::widest`]): for each occupied cell, its points in lanes (the last block
+/// padded with [`FAR`]) against every candidate of the cell's merged candidate ranges,
+/// no neighbour lists. Gives `density[i] = sum_j W(r_ij)` over the sorted points `j`
+/// within `h`, `i` itself included (unit mass).
 ///
 /// `sorted` are the positions in the grid's order (after
 /// [`Grid::reorder_into`]) and `density` has one entry per point. The `grid` bench
@@ -87,32 +86,115 @@ pub fn size_label(n: usize) -> String {
 /// When `density` or `sorted` do not hold one entry per point of the grid (a bench
 /// bug, not input).
 pub fn fused_density(grid: &Grid<3>, kernel: &Kernel<3>, sorted: [&[f32]; 3], density: &mut [f32]) {
-    let [x, y, z] = sorted;
-    grid.par_for_each_cell(density, |cell, out| {
-        let candidates = grid.candidate_ranges(cell);
-        let first = grid.cells()[cell].start as usize;
-        for (block, out) in out.chunks_mut(LANES).enumerate() {
-            let i0 = first + block * LANES;
-            let lane = |v: &[f32]| {
-                let mut a = [FAR; LANES];
-                a[..out.len()].copy_from_slice(&v[i0..i0 + out.len()]);
-                f32x8::from(a)
-            };
-            let (xi, yi, zi) = (lane(x), lane(y), lane(z));
-            let mut sum = f32x8::ZERO;
-            for &CellRange { start, end } in candidates {
-                let (s, e) = (start as usize, end as usize);
-                for ((&xj, &yj), &zj) in x[s..e].iter().zip(&y[s..e]).zip(&z[s..e]) {
-                    let d = [
-                        xi - f32x8::splat(xj),
-                        yi - f32x8::splat(yj),
-                        zi - f32x8::splat(zj),
-                    ];
-                    sum += kernel.poly6_lanes(norm2_lanes(d));
-                }
-            }
-            out.copy_from_slice(&sum.to_array()[..out.len()]);
+    fused_density_on(LaneKind::widest(), grid, kernel, sorted, density)
+        .expect("the widest lanes run here");
+}
+
+/// [`fused_density`] on the lanes of `kind`: every backend gives the same bits (each
+/// point's candidates in order, the scalar reference's operations lane by lane).
+///
+/// ```
+/// use pbf_kernels::{Kernel, LaneKind};
+/// let (x, y, z) = ([0.0f32, 0.5, 3.0, 0.2], [0.0f32; 4], [0.1f32, 0.0, 0.0, 0.3]);
+/// let mut grid = pbf_grid::Grid::<3>::new();
+/// grid.rebuild([&x, &y, &z], 1.0)?;
+/// let kernel = Kernel::<3>::new(1.0)?;
+/// let run = |kind| {
+///     let mut density = [0.0f32; 4];
+///     pbf_benches::fused_density_on(kind, &grid, &kernel, [&x, &y, &z], &mut density)
+///         .map(|()| density)
+/// };
+/// let scalar = run(LaneKind::Scalar)?;
+/// for kind in LaneKind::ALL {
+///     if kind.is_available() {
+///         assert_eq!(run(kind)?, scalar, "{}", kind.name());
+///     }
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`KernelError::LanesUnavailable`] when this CPU does not run `kind`.
+///
+/// # Panics
+/// As [`fused_density`].
+pub fn fused_density_on(
+    kind: LaneKind,
+    grid: &Grid<3>,
+    kernel: &Kernel<3>,
+    sorted: [&[f32]; 3],
+    density: &mut [f32],
+) -> Result<(), KernelError> {
+    /// The pass on the lanes the dispatcher hands over.
+    struct Pass<'a> {
+        grid: &'a Grid<3>,
+        kernel: &'a Kernel<3>,
+        sorted: [&'a [f32]; 3],
+        density: &'a mut [f32],
+    }
+    impl WithLane for Pass<'_> {
+        type Output = ();
+        fn run<L: Lane>(self) {
+            let Pass {
+                grid,
+                kernel,
+                sorted,
+                density,
+            } = self;
+            grid.par_for_each_cell(density, |cell, out| {
+                L::run(
+                    #[inline(always)]
+                    || cell_density::<L>(grid, kernel, sorted, cell, out),
+                )
+            })
+            .expect("density has one entry per point");
         }
+    }
+    kind.dispatch(Pass {
+        grid,
+        kernel,
+        sorted,
+        density,
     })
-    .expect("density has one entry per point");
+}
+
+/// The densities of the points of `cell` into `out`, `L::WIDTH` points at a time.
+#[inline(always)]
+fn cell_density<L: Lane>(
+    grid: &Grid<3>,
+    kernel: &Kernel<3>,
+    sorted: [&[f32]; 3],
+    cell: usize,
+    out: &mut [f32],
+) {
+    let candidates = grid.candidate_ranges(cell);
+    let first = grid.cells()[cell].start as usize;
+    for (block, out) in out.chunks_mut(L::WIDTH).enumerate() {
+        let i0 = first + block * L::WIDTH;
+        let own = |v: &[f32]| {
+            let mut a = [FAR; MAX_WIDTH];
+            a[..out.len()].copy_from_slice(&v[i0..i0 + out.len()]);
+            L::from_slice(&a)
+        };
+        let xi = sorted.map(own);
+        let mut sum = L::splat(0.0);
+        for &CellRange { start, end } in candidates {
+            let (s, e) = (start as usize, end as usize);
+            for ((&xj, &yj), &zj) in sorted[0][s..e]
+                .iter()
+                .zip(&sorted[1][s..e])
+                .zip(&sorted[2][s..e])
+            {
+                let d = [
+                    xi[0] - L::splat(xj),
+                    xi[1] - L::splat(yj),
+                    xi[2] - L::splat(zj),
+                ];
+                sum += L::poly6(kernel, L::norm2(d));
+            }
+        }
+        let mut lanes = [0.0f32; MAX_WIDTH];
+        sum.store(&mut lanes[..L::WIDTH]);
+        out.copy_from_slice(&lanes[..out.len()]);
+    }
 }
