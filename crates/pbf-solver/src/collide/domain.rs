@@ -1,0 +1,166 @@
+//! The [`Domain`]: the axis-aligned box that no particle ever leaves.
+
+use super::bounds::Free;
+use super::response::check_response;
+use crate::CoreError;
+
+/// The axis-aligned box that contains the simulation. Particles are clamped to it
+/// (one particle radius inside), so none ever leaves.
+///
+/// ```
+/// use pbf_solver::Domain;
+/// let d = Domain::new([0.0, 0.0, 0.0], [1.0, 2.0, 1.0])?;
+/// assert_eq!(d.hi(), [1.0, 2.0, 1.0]);
+/// assert!(Domain::new([0.0, 0.0], [0.0, 1.0]).is_err());
+/// # Ok::<(), pbf_solver::CoreError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Domain<const D: usize> {
+    lo: [f32; D],
+    hi: [f32; D],
+    friction: f32,
+    restitution: f32,
+}
+
+impl<const D: usize> Domain<D> {
+    /// The box `lo..hi` with frictionless, inelastic walls.
+    ///
+    /// # Errors
+    /// [`CoreError::InvalidCollider`] (index `usize::MAX`) when a bound is not finite or
+    /// `lo >= hi` on some axis.
+    ///
+    /// ```
+    /// assert!(pbf_solver::Domain::new([0.0; 3], [1.0; 3]).is_ok());
+    /// ```
+    pub fn new(lo: [f32; D], hi: [f32; D]) -> Result<Self, CoreError> {
+        for a in 0..D {
+            for (field, v) in [("domain.lo", lo[a]), ("domain.hi", hi[a])] {
+                if !v.is_finite() {
+                    return Err(CoreError::InvalidCollider {
+                        index: usize::MAX,
+                        field,
+                        value: v.into(),
+                        reason: "must be finite",
+                    });
+                }
+            }
+            if lo[a] >= hi[a] {
+                return Err(CoreError::InvalidCollider {
+                    index: usize::MAX,
+                    field: "domain.hi",
+                    value: hi[a].into(),
+                    reason: "must be greater than domain.lo on every axis",
+                });
+            }
+        }
+        Ok(Self {
+            lo,
+            hi,
+            friction: 0.0,
+            restitution: 0.0,
+        })
+    }
+
+    /// Sets the walls' friction (>= 0) and restitution (in [0, 1]).
+    ///
+    /// # Errors
+    /// [`CoreError::InvalidCollider`] naming `friction` or `restitution`.
+    ///
+    /// ```
+    /// let d = pbf_solver::Domain::new([0.0; 2], [1.0; 2])?.with_response(0.3, 0.1)?;
+    /// assert_eq!(d.response(), (0.3, 0.1));
+    /// # Ok::<(), pbf_solver::CoreError>(())
+    /// ```
+    pub fn with_response(mut self, friction: f32, restitution: f32) -> Result<Self, CoreError> {
+        check_response(usize::MAX, friction, restitution)?;
+        self.friction = friction;
+        self.restitution = restitution;
+        Ok(self)
+    }
+
+    /// The lower corner.
+    ///
+    /// ```
+    /// assert_eq!(pbf_solver::Domain::new([0.0; 2], [1.0; 2])?.lo(), [0.0; 2]);
+    /// # Ok::<(), pbf_solver::CoreError>(())
+    /// ```
+    pub fn lo(&self) -> [f32; D] {
+        self.lo
+    }
+
+    /// The upper corner.
+    ///
+    /// ```
+    /// assert_eq!(pbf_solver::Domain::new([0.0; 2], [1.0; 2])?.hi(), [1.0; 2]);
+    /// # Ok::<(), pbf_solver::CoreError>(())
+    /// ```
+    pub fn hi(&self) -> [f32; D] {
+        self.hi
+    }
+
+    /// `(friction, restitution)` of the walls.
+    ///
+    /// ```
+    /// assert_eq!(pbf_solver::Domain::new([0.0; 2], [1.0; 2])?.response(), (0.0, 0.0));
+    /// # Ok::<(), pbf_solver::CoreError>(())
+    /// ```
+    pub fn response(&self) -> (f32, f32) {
+        (self.friction, self.restitution)
+    }
+
+    /// Whether `p` lies inside the box (bounds included).
+    ///
+    /// ```
+    /// let d = pbf_solver::Domain::new([0.0; 2], [1.0; 2])?;
+    /// assert!(d.contains([0.5, 1.0]) && !d.contains([0.5, 1.5]));
+    /// # Ok::<(), pbf_solver::CoreError>(())
+    /// ```
+    pub fn contains(&self, p: [f32; D]) -> bool {
+        (0..D).all(|a| p[a] >= self.lo[a] && p[a] <= self.hi[a])
+    }
+
+    /// Whether the box `lo..=hi` lies inside the domain shrunk by `margin`, where
+    /// [`clamp`](Self::clamp) leaves every point as it is.
+    #[inline]
+    pub(crate) fn holds_box(&self, lo: [f32; D], hi: [f32; D], margin: f32) -> bool {
+        // The domain is a free box, as a box container's cavity is.
+        Free::Box {
+            lo: self.lo,
+            hi: self.hi,
+        }
+        .holds_box(lo, hi, margin)
+    }
+
+    /// Clamps `p` to the box shrunk by `margin` (to its centre where the box is
+    /// thinner than `2 margin`).
+    #[inline]
+    pub(crate) fn clamp(&self, p: &mut [f32; D], margin: f32) {
+        for a in 0..D {
+            let (lo, hi) = (self.lo[a] + margin, self.hi[a] - margin);
+            p[a] = if lo <= hi {
+                p[a].clamp(lo, hi)
+            } else {
+                0.5 * (self.lo[a] + self.hi[a])
+            };
+        }
+    }
+
+    /// Walls the point touches within `margin`, as (outward normal into the fluid).
+    #[inline]
+    pub(crate) fn contacts(&self, p: [f32; D], margin: f32, mut f: impl FnMut([f32; D], f32)) {
+        for a in 0..D {
+            let d = p[a] - self.lo[a];
+            if d <= margin {
+                let mut n = [0.0; D];
+                n[a] = 1.0;
+                f(n, d);
+            }
+            let d = self.hi[a] - p[a];
+            if d <= margin {
+                let mut n = [0.0; D];
+                n[a] = -1.0;
+                f(n, d);
+            }
+        }
+    }
+}
