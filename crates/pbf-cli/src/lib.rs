@@ -94,7 +94,7 @@ pub use render::{
     Axis, ColourRange, GifWriter, MIN_WIDTH, Quantity, RangeBasis, Renderer, save_png, speed_colour,
 };
 pub use scene::{DEFAULT_SCENE, RunLength, Scene, SceneFile};
-pub use series::{PVD_FILE_NAME, series_file_name};
+pub use series::{PVD_FILE_NAME, series_file_name, surface_series_file_name};
 pub use simulate::RunSummary;
 pub use soak::{SoakCheck, SoakOptions, SoakReport, soak};
 use surface::{SurfaceFormat, SurfaceParams};
@@ -307,6 +307,9 @@ fn run_scene(args: RunArgs, out: &mut dyn Write, no_arguments: bool) -> Result<O
                 shown(first),
                 shown(last)
             );
+        }
+        if let Some(series) = &summary.surface_series {
+            let _ = writeln!(out, "surface time series: {}", shown(series));
         }
         if let Some(last) = summary.renders.last() {
             let _ = writeln!(

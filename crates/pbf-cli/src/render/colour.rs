@@ -44,12 +44,20 @@ impl Quantity {
 
     /// The value of particle `i` (0 where the frame lacks the data).
     pub(super) fn value(self, frame: &Frame, i: usize) -> f32 {
+        self.of(
+            frame.velocities.get(i).copied().unwrap_or([0.0; 3]),
+            frame.densities.get(i).copied().unwrap_or(0.0),
+        )
+    }
+
+    /// The quantity of fluid moving at `velocity` with `density`.
+    pub(super) fn of(self, velocity: [f32; 3], density: f32) -> f32 {
         match self {
             Quantity::Speed => {
-                let v = frame.velocities.get(i).copied().unwrap_or([0.0; 3]);
+                let v = velocity;
                 (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
             }
-            Quantity::Density => frame.densities.get(i).copied().unwrap_or(0.0),
+            Quantity::Density => density,
         }
     }
 }

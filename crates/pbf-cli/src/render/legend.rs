@@ -11,10 +11,27 @@ use super::colour::{ColourRange, Quantity, RangeBasis, speed_colour};
 use super::text::Align;
 use super::{FAINT_INK, INK, OUTLINE, Renderer, paint_of, rgb, rgb_f};
 
+/// What a picture draws, as its legend states it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Subject {
+    /// Particles coloured by the quantity.
+    Particles,
+    /// The reconstructed surface coloured by the quantity interpolated to its vertices.
+    Surface,
+    /// The reconstructed surface in one colour: its vertices carry no quantity.
+    PlainSurface,
+}
+
 impl Renderer {
     /// The simulated time at the top left, the colour scale in words at the top
-    /// right.
-    pub(super) fn draw_titles(&self, pix: &mut Pixmap, time: f64, range: ColourRange) {
+    /// right (for a surface in one colour, that it is the surface).
+    pub(super) fn draw_titles(
+        &self,
+        pix: &mut Pixmap,
+        time: f64,
+        range: ColourRange,
+        subject: Subject,
+    ) {
         let fs = self.text;
         let baseline = 1.35 * fs;
         let time = format!("t = {time:.2} s");
@@ -28,8 +45,21 @@ impl Renderer {
             (Quantity::Density, RangeBasis::RunSoFar) => "1st to 99th percentile, run so far",
         };
         let step = tick_step(range.lo, range.hi, 5.0);
+        let room = self.width as f32 - 1.2 * fs - self.text_width_sized(&time, large) - 1.5 * fs;
+        let what = match subject {
+            Subject::Particles => "colour",
+            Subject::Surface => "surface colour",
+            Subject::PlainSurface => {
+                let statement = "surface (no data at its vertices)";
+                if self.text_width(statement) <= room {
+                    let x = self.width as f32 - 0.6 * fs;
+                    self.draw_text(pix, statement, x, baseline, Align::Right, FAINT_INK);
+                }
+                return;
+            }
+        };
         let long = format!(
-            "colour: {} {} – {} {unit} ({basis})",
+            "{what}: {} {} – {} {unit} ({basis})",
             self.quantity.name(),
             format_value(range.lo, step),
             format_value(range.hi, step),
@@ -39,7 +69,6 @@ impl Renderer {
             format_value(range.lo, step),
             format_value(range.hi, step)
         );
-        let room = self.width as f32 - 1.2 * fs - self.text_width_sized(&time, large) - 1.5 * fs;
         let statement = [long, short]
             .into_iter()
             .find(|s| self.text_width(s) <= room);

@@ -19,6 +19,7 @@ mod colliders;
 mod colour;
 mod files;
 mod legend;
+mod mesh;
 mod particles;
 mod text;
 
@@ -29,10 +30,12 @@ use pbf_solver::scenes::AnySolver;
 use tiny_skia::{Color, FillRule, Mask, Paint, PathBuilder, Pixmap, Rect, Stroke, Transform};
 
 use crate::frame::Frame;
+use crate::surface::SurfaceMesh;
 
 pub use colour::{ColourRange, Quantity, RangeBasis, speed_colour};
 pub use files::{GifWriter, save_png};
 
+use legend::Subject;
 use text::font;
 
 /// The axis a 3D scene is viewed along.
@@ -344,8 +347,55 @@ impl Renderer {
     /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
     pub fn render_with(&self, frame: &Frame, time: f64, range: ColourRange) -> RgbImage {
+        self.picture(time, range, Subject::Particles, |pix| {
+            self.draw_particles(pix, frame, range)
+        })
+    }
+
+    /// Draws the fluid's reconstructed surface (`--surface`) at simulated time `time`
+    /// instead of its particles: the triangles that face the eye, far to near, shaded
+    /// flat by their normal and coloured by the quantity interpolated to the vertices,
+    /// on the scale `range` (take it from the particles, [`Renderer::colour_range`], so
+    /// that it matches their pictures). A mesh without interpolated data is drawn in
+    /// one fluid colour, without the colour bar. Axes, time and colliders are as in
+    /// [`Renderer::render_with`].
+    ///
+    /// ```
+    /// use pbf_cli::surface::{SurfaceMesh, SurfaceParams};
+    /// use pbf_cli::{Axis, Frame, Renderer};
+    /// use pbf_solver::scenes::AnySolver;
+    /// let s = pbf_solver::scenes::build("dam-break", 1000)?;
+    /// let AnySolver::Three(three) = &s else { return Ok(()) };
+    /// let p = three.params();
+    /// let params = SurfaceParams::for_scene(p.spacing(), p.kernel_radius(), p.rest_density());
+    /// let frame = Frame::from_solver(&s);
+    /// let mesh = SurfaceMesh::reconstruct(&frame, &params)?;
+    /// let r = Renderer::new(&s, Axis::Z, 320);
+    /// let surface = r.render_surface(&mesh, 0.0, r.colour_range(&frame));
+    /// assert_eq!((surface.width(), surface.height()), r.size());
+    /// assert_ne!(surface, r.render(&frame, 0.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn render_surface(&self, mesh: &SurfaceMesh, time: f64, range: ColourRange) -> RgbImage {
+        let subject = if mesh.has_data() {
+            Subject::Surface
+        } else {
+            Subject::PlainSurface
+        };
+        self.picture(time, range, subject, |pix| self.draw_mesh(pix, mesh, range))
+    }
+
+    /// The picture: the background, what `draw` draws over it, the colliders'
+    /// outlines, and the legend.
+    fn picture(
+        &self,
+        time: f64,
+        range: ColourRange,
+        subject: Subject,
+        draw: impl FnOnce(&mut Pixmap),
+    ) -> RgbImage {
         let mut pix = self.background.clone();
-        self.draw_particles(&mut pix, frame, range);
+        draw(&mut pix);
         if let Some(outlines) = &self.outlines {
             let mut paint = paint_of(rgb(COLLIDER_EDGE));
             paint.set_color_rgba8(COLLIDER_EDGE[0], COLLIDER_EDGE[1], COLLIDER_EDGE[2], 220);
@@ -361,8 +411,10 @@ impl Renderer {
                 self.clip.as_ref(),
             );
         }
-        self.draw_titles(&mut pix, time, range);
-        self.draw_colour_bar(&mut pix, range);
+        self.draw_titles(&mut pix, time, range, subject);
+        if subject != Subject::PlainSurface {
+            self.draw_colour_bar(&mut pix, range);
+        }
         let data = pix.data();
         RgbImage::from_fn(self.width, self.height, |x, y| {
             let k = 4 * (y as usize * self.width as usize + x as usize);
