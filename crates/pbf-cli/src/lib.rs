@@ -39,6 +39,11 @@
 //!   splashsurf and writes `DIR/surface_00000.EXT` ([`surface`]): particle radius and
 //!   marching-cubes cell spacing/2, kernel support h, iso-surface 0.6
 //!   (`--surface-cube-size`, `--surface-iso` override the last two).
+//!   `DIR/surfaces.EXT.series` lists each mesh with its simulated time, and the
+//!   pictures draw the surface instead of the particles
+//!   ([`Renderer::render_surface`]): its triangles far to near, shaded flat by their
+//!   normal and coloured by the quantity interpolated to the vertices. 2D scenes have
+//!   no surface (splashsurf works in 3D), so their pictures always show particles.
 //! - Progress goes to standard error: a bar on a terminal, plain lines otherwise.
 //! - `PBF_DEFAULT_STEPS=N` shortens the built-in default scene to `N` steps when
 //!   neither `--steps` nor `--duration` is given (the tests use it).
