@@ -130,8 +130,8 @@ pub struct RunArgs {
     )]
     pub out: PathBuf,
     /// Delete the files an earlier run wrote in the output directory (frames,
-    /// frames.pvd, frames.EXT.series, surface meshes, pictures), then run; without it, a directory that
-    /// holds frames is an error.
+    /// frames.pvd, frames.EXT.series, surface meshes, surfaces.EXT.series, pictures),
+    /// then run; without it, a directory that holds frames is an error.
     #[arg(long)]
     pub overwrite: bool,
     /// Write a frame file every `--every` steps in this format (frame_00000.vtk, ...),
@@ -141,7 +141,8 @@ pub struct RunArgs {
     /// Reconstruct the fluid's surface at every frame (3D scenes) and write it in this
     /// format (surface_00000.obj, ...) with splashsurf: particle radius and cube size
     /// spacing/2, kernel support h, iso-surface 0.6. PLY and VTK carry the velocity and
-    /// density at each vertex.
+    /// density at each vertex; surfaces.EXT.series lists each mesh's time. Pictures
+    /// (--render, --gif, last_frame.png) then draw the surface instead of the particles.
     #[arg(long, value_enum)]
     pub surface: Option<SurfaceFormat>,
     /// The marching-cubes cell of --surface in metres (default: spacing/2; from
@@ -162,7 +163,8 @@ pub struct RunArgs {
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
-    /// Write a PNG of every frame (frame_00000.png, ...).
+    /// Write a PNG of every frame (frame_00000.png, ...): the particles, or with
+    /// --surface the reconstructed surface, shaded and coloured by --colour.
     #[arg(long)]
     pub render: bool,
     /// Write an animated GIF of the frames (animation.gif).
@@ -171,8 +173,9 @@ pub struct RunArgs {
     /// The axis 3D scenes are viewed along in pictures.
     #[arg(long, value_enum, default_value_t = Axis::Z)]
     pub axis: Axis,
-    /// The quantity that colours the particles in pictures: speed (m/s, from 0 to
-    /// the frame's 99th percentile) or density (from its 1st to its 99th percentile).
+    /// The quantity that colours the particles (or the surface) in pictures: speed
+    /// (m/s, from 0 to the frame's 99th percentile) or density (from its 1st to its
+    /// 99th percentile).
     #[arg(long, value_enum, default_value_t = Quantity::Speed, visible_alias = "color")]
     pub colour: Quantity,
     /// Picture width in pixels (room for the axes, the time and the colour bar

@@ -39,6 +39,11 @@
 //!   splashsurf and writes `DIR/surface_00000.EXT` ([`surface`]): particle radius and
 //!   marching-cubes cell spacing/2, kernel support h, iso-surface 0.6
 //!   (`--surface-cube-size`, `--surface-iso` override the last two).
+//!   `DIR/surfaces.EXT.series` lists each mesh with its simulated time, and the
+//!   pictures draw the surface instead of the particles
+//!   ([`Renderer::render_surface`]): its triangles far to near, shaded flat by their
+//!   normal and coloured by the quantity interpolated to the vertices. 2D scenes have
+//!   no surface (splashsurf works in 3D), so their pictures always show particles.
 //! - Progress goes to standard error: a bar on a terminal, plain lines otherwise.
 //! - `PBF_DEFAULT_STEPS=N` shortens the built-in default scene to `N` steps when
 //!   neither `--steps` nor `--duration` is given (the tests use it).
@@ -94,7 +99,7 @@ pub use render::{
     Axis, ColourRange, GifWriter, MIN_WIDTH, Quantity, RangeBasis, Renderer, save_png, speed_colour,
 };
 pub use scene::{DEFAULT_SCENE, RunLength, Scene, SceneFile};
-pub use series::{PVD_FILE_NAME, series_file_name};
+pub use series::{PVD_FILE_NAME, series_file_name, surface_series_file_name};
 pub use simulate::RunSummary;
 pub use soak::{SoakCheck, SoakOptions, SoakReport, soak};
 use surface::{SurfaceFormat, SurfaceParams};
@@ -307,6 +312,9 @@ fn run_scene(args: RunArgs, out: &mut dyn Write, no_arguments: bool) -> Result<O
                 shown(first),
                 shown(last)
             );
+        }
+        if let Some(series) = &summary.surface_series {
+            let _ = writeln!(out, "surface time series: {}", shown(series));
         }
         if let Some(last) = summary.renders.last() {
             let _ = writeln!(

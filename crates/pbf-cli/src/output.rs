@@ -3,7 +3,8 @@
 //!
 //! A run owns these names in its directory: the frames `frame_NNNNN.{vtk,bgeo,ply,csv,png}`,
 //! the surface meshes `surface_NNNNN.{obj,ply,vtk}`,
-//! the series files `frames.pvd` and `frames.EXT.series` (and their temporary
+//! the series files `frames.pvd`, `frames.EXT.series` and `surfaces.EXT.series` (and
+//! their temporary
 //! `.tmp` files), `animation.gif` and `last_frame.png`. Nothing else there is read,
 //! changed or deleted.
 
@@ -11,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::CliError;
 use crate::formats::Format;
-use crate::series::{PVD_FILE_NAME, series_file_name};
+use crate::series::{PVD_FILE_NAME, series_file_name, surface_series_file_name};
 use crate::surface::SurfaceFormat;
 
 /// The picture every run writes.
@@ -30,7 +31,12 @@ fn owned(name: &str) -> Option<bool> {
     }
     let base = name.strip_suffix(".tmp").unwrap_or(name);
     let extensions = Format::ALL.map(Format::extension);
-    if base == PVD_FILE_NAME || extensions.iter().any(|e| base == series_file_name(e)) {
+    if base == PVD_FILE_NAME
+        || extensions.iter().any(|e| base == series_file_name(e))
+        || SurfaceFormat::ALL
+            .iter()
+            .any(|f| base == surface_series_file_name(f.extension()))
+    {
         return Some(true);
     }
     // The stem is the name up to its first dot: an extension may have two parts
@@ -127,6 +133,8 @@ mod tests {
             "frames.pvd",
             "frames.ply.series",
             "frames.vtk.series.tmp",
+            "surfaces.obj.series",
+            "surfaces.vtk.series.tmp",
             "animation.gif",
         ] {
             assert_eq!(owned(name), Some(true), "{name}");
@@ -142,6 +150,8 @@ mod tests {
             "frame_0000x.vtk",
             "my_frame_00001.vtk",
             "frames.obj.series",
+            "surfaces.csv.series",
+            "surface.obj.series",
             "notes.txt",
             "scene.toml",
         ] {

@@ -1,16 +1,18 @@
 //! The time series of a run's frames, as ParaView and other tools open them: a
 //! `frames.EXT.series` JSON file for every frame format (ParaView's file-series format,
-//! `{"file-series-version": "1.0", "files": [{"name": ..., "time": ...}]}`) and, for VTK
-//! frames, a `frames.pvd` collection (`<VTKFile type="Collection">`). Both list each
-//! frame's simulated time in seconds and are rewritten after every frame, each through a
-//! temporary file renamed over the old one, so a run stopped midway leaves valid files
-//! that list the frames it wrote.
+//! `{"file-series-version": "1.0", "files": [{"name": ..., "time": ...}]}`), for VTK
+//! frames a `frames.pvd` collection (`<VTKFile type="Collection">`), and a
+//! `surfaces.EXT.series` file for the surface meshes (OBJ, PLY and VTK, which ParaView
+//! all reads). Each lists every file's simulated time in seconds and is rewritten after
+//! every frame, through a temporary file renamed over the old one, so a run stopped
+//! midway leaves valid files that list the frames it wrote.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::error::CliError;
 use crate::formats::Format;
+use crate::surface::SurfaceFormat;
 
 /// The name of the ParaView collection file of VTK frames.
 pub const PVD_FILE_NAME: &str = "frames.pvd";
@@ -23,6 +25,16 @@ pub const PVD_FILE_NAME: &str = "frames.pvd";
 /// ```
 pub fn series_file_name(extension: &str) -> String {
     format!("frames.{extension}.series")
+}
+
+/// `surfaces.obj.series`: the name of the file-series file of surface meshes with
+/// `extension`, beside the particle frames' own series.
+///
+/// ```
+/// assert_eq!(pbf_cli::surface_series_file_name("obj"), "surfaces.obj.series");
+/// ```
+pub fn surface_series_file_name(extension: &str) -> String {
+    format!("surfaces.{extension}.series")
 }
 
 /// Writes the series files of one run as its frames are written.
@@ -40,6 +52,16 @@ impl SeriesWriter {
         Self {
             series: dir.join(series_file_name(format.extension())),
             pvd: (format == Format::Vtk).then(|| dir.join(PVD_FILE_NAME)),
+            frames: Vec::new(),
+        }
+    }
+
+    /// The series file of surface meshes in `format` in `dir` (no `.pvd`: ParaView's
+    /// collection would repeat the `.series` file's content).
+    pub(crate) fn for_surfaces(dir: &Path, format: SurfaceFormat) -> Self {
+        Self {
+            series: dir.join(surface_series_file_name(format.extension())),
+            pvd: None,
             frames: Vec::new(),
         }
     }

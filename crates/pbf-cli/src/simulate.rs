@@ -86,11 +86,14 @@ pub struct RunSummary {
     pub collection: Option<PathBuf>,
     /// Surface meshes written (`--surface`), in order.
     pub surfaces: Vec<PathBuf>,
-    /// PNG frames written, in order.
+    /// The `surfaces.EXT.series` file listing the surface meshes with their simulated
+    /// times, with `--surface`.
+    pub surface_series: Option<PathBuf>,
+    /// PNG frames written, in order: the particles, or the surface with `--surface`.
     pub renders: Vec<PathBuf>,
     /// The animation, if written.
     pub gif: Option<PathBuf>,
-    /// The picture of the last frame.
+    /// The picture of the last frame: the particles, or the surface with `--surface`.
     pub picture: PathBuf,
 }
 
@@ -206,6 +209,9 @@ pub(crate) fn execute(plan: RunPlan) -> Result<RunSummary, CliError> {
     crate::output::prepare(&out_dir, overwrite)?;
     std::fs::create_dir_all(&out_dir).map_err(|e| CliError::write(&out_dir, e))?;
     let mut series = format.map(|f| SeriesWriter::new(&out_dir, f));
+    let mut surface_series = surface
+        .as_ref()
+        .map(|(f, _)| SeriesWriter::for_surfaces(&out_dir, *f));
     let renderer = Renderer::new(&solver, axis, width).with_quantity(colour);
     // A run's pictures share one colour scale that only widens, so that a colour
     // means the same value from frame to frame of the animation.
@@ -239,10 +245,14 @@ pub(crate) fn execute(plan: RunPlan) -> Result<RunSummary, CliError> {
             .as_ref()
             .and_then(|s| s.pvd_path().map(Path::to_path_buf)),
         surfaces: Vec::new(),
+        surface_series: surface_series.as_ref().map(|s| s.series_path().to_owned()),
         renders: Vec::new(),
         gif: None,
         picture: out_dir.join(LAST_FRAME),
     };
+    // The surface of the latest frame written, with its simulated time: the picture of
+    // the last frame draws it when the run ends on that frame.
+    let mut last_surface: Option<(f64, SurfaceMesh)> = None;
     let mut outputs =
         |solver: &AnySolver, index: u64, frame: &mut Frame, summary: &mut RunSummary| {
             if format.is_none() && surface.is_none() && !render && gif_writer.is_none() {
@@ -257,23 +267,28 @@ pub(crate) fn execute(plan: RunPlan) -> Result<RunSummary, CliError> {
                 summary.frames.push(path);
                 summary.frame_times.push(solver.time());
             }
+            let mut mesh = None;
             if let Some((surface_format, params)) = &surface {
                 let name = surface_file_name(index, surface_format.extension());
                 let path = out_dir.join(&name);
-                let mesh = SurfaceMesh::reconstruct(frame, params).map_err(|e| match e {
-                    CliError::Surface { message } => CliError::Surface {
-                        message: format!("{name}: {message}"),
-                    },
-                    other => other,
-                })?;
-                mesh.write(*surface_format, &path)?;
+                let reconstructed = reconstruct(frame, params, &name)?;
+                reconstructed.write(*surface_format, &path)?;
+                if let Some(s) = surface_series.as_mut() {
+                    s.push(name, solver.time())?;
+                }
                 summary.surfaces.push(path);
+                mesh = Some(reconstructed);
             }
             if render || gif_writer.is_some() {
+                // The scale comes from the particles, whose values bound the ones
+                // interpolated to the surface.
                 let range = renderer.colour_range(frame);
                 let range = sequence_range.unwrap_or(range).widened(range);
                 sequence_range = Some(range);
-                let img = renderer.render_with(frame, solver.time(), range);
+                let img = match &mesh {
+                    Some(mesh) => renderer.render_surface(mesh, solver.time(), range),
+                    None => renderer.render_with(frame, solver.time(), range),
+                };
                 if render {
                     let path = out_dir.join(frame_file_name(index, "png"));
                     save_png(&img, &path)?;
@@ -282,6 +297,9 @@ pub(crate) fn execute(plan: RunPlan) -> Result<RunSummary, CliError> {
                 if let Some(g) = gif_writer.as_mut() {
                     g.push(&img)?;
                 }
+            }
+            if let Some(mesh) = mesh {
+                last_surface = Some((solver.time(), mesh));
             }
             Ok(())
         };
@@ -307,7 +325,17 @@ pub(crate) fn execute(plan: RunPlan) -> Result<RunSummary, CliError> {
         summary.gif = Some(out_dir.join(ANIMATION));
     }
     frame.capture(&solver);
-    save_png(&renderer.render(&frame, solver.time()), &summary.picture)?;
+    let last_picture = match (&surface, last_surface) {
+        (None, _) => renderer.render(&frame, solver.time()),
+        (Some((_, params)), last) => {
+            let mesh = match last {
+                Some((time, mesh)) if time == solver.time() => mesh,
+                _ => reconstruct(&frame, params, LAST_FRAME)?,
+            };
+            renderer.render_surface(&mesh, solver.time(), renderer.colour_range(&frame))
+        }
+    };
+    save_png(&last_picture, &summary.picture)?;
     summary.particles = solver.len();
     summary.simulated_time = solver.time();
     summary.average_density_error = if steps > 0 {
@@ -317,6 +345,17 @@ pub(crate) fn execute(plan: RunPlan) -> Result<RunSummary, CliError> {
     };
     summary.wall_time = start.elapsed();
     Ok(summary)
+}
+
+/// The surface of `frame`, whose errors name `what` it is for (a mesh file or a
+/// picture).
+fn reconstruct(frame: &Frame, params: &SurfaceParams, what: &str) -> Result<SurfaceMesh, CliError> {
+    SurfaceMesh::reconstruct(frame, params).map_err(|e| match e {
+        CliError::Surface { message } => CliError::Surface {
+            message: format!("{what}: {message}"),
+        },
+        other => other,
+    })
 }
 
 /// The number of steps that covers `duration` simulated seconds at time step `dt`.

@@ -358,8 +358,20 @@ impl SurfaceMesh {
         }
     }
 
-    /// Whether the velocities and densities have one entry per vertex.
-    fn has_data(&self) -> bool {
+    /// Whether the velocities and densities have one entry per vertex (a reconstruction
+    /// from a frame with velocities and densities interpolates them).
+    ///
+    /// ```
+    /// let mut mesh = pbf_cli::surface::SurfaceMesh {
+    ///     vertices: vec![[0.0; 3]],
+    ///     ..Default::default()
+    /// };
+    /// assert!(!mesh.has_data());
+    /// mesh.velocities.push([1.0, 0.0, 0.0]);
+    /// mesh.densities.push(1000.0);
+    /// assert!(mesh.has_data());
+    /// ```
+    pub fn has_data(&self) -> bool {
         self.velocities.len() == self.vertices.len() && self.densities.len() == self.vertices.len()
     }
 

@@ -1,6 +1,7 @@
 //! Surface meshes (`--surface`): a block's surface is closed and holds the block's
-//! volume, every format writes one mesh per frame that reads back, and the flag's
-//! mistakes are errors that name the flag.
+//! volume, every format writes one mesh per frame that reads back and a series file
+//! with their times, pictures draw the surface, and the flag's mistakes are errors that
+//! name the flag.
 
 mod common;
 
@@ -509,7 +510,7 @@ fn surfaces_belong_to_the_run_and_overwrite_clears_them() {
     match run_scene(&scene, &out, &["--steps", "0", "--surface", "obj"]) {
         Err(CliError::OutputExists { example, count, .. }) => {
             assert!(example.starts_with("surface_"), "{example}");
-            assert_eq!(count, 3);
+            assert_eq!(count, 4, "three meshes and their series");
         }
         other => panic!("{other:?}"),
     }
@@ -524,5 +525,134 @@ fn surfaces_belong_to_the_run_and_overwrite_clears_them() {
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
         .collect();
     left.sort();
-    assert_eq!(left, ["last_frame.png", "notes.txt", "surface_00000.obj"]);
+    assert_eq!(
+        left,
+        [
+            "last_frame.png",
+            "notes.txt",
+            "surface_00000.obj",
+            "surfaces.obj.series"
+        ]
+    );
+}
+
+/// The `(name, time)` entries of a `.series` file, checked for ParaView's layout.
+fn series_entries(path: &Path) -> Vec<(String, f64)> {
+    let text = std::fs::read_to_string(path).expect("series file");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    assert_eq!(json["file-series-version"], "1.0", "{text}");
+    json["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| {
+            (
+                f["name"].as_str().expect("name").to_owned(),
+                f["time"].as_f64().expect("time"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_series_file_lists_every_mesh_with_its_simulated_time() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scene = scene(dir.path(), "block.toml", BLOCK_3D);
+    for extension in ["obj", "ply", "vtk"] {
+        let out = dir.path().join(extension);
+        // CSV frames give the frames' times to compare with.
+        let outcome = run_scene(
+            &scene,
+            &out,
+            &[
+                "--steps",
+                "4",
+                "--every",
+                "2",
+                "--format",
+                "csv",
+                "--surface",
+                extension,
+            ],
+        )
+        .expect("runs");
+        let summary = outcome.summary().expect("a run");
+        let series = out.join(format!("surfaces.{extension}.series"));
+        assert_eq!(summary.surface_series.as_ref(), Some(&series));
+        assert_eq!(
+            series,
+            out.join(pbf_cli::surface_series_file_name(extension))
+        );
+        let entries = series_entries(&series);
+        assert_eq!(entries.len(), 3, "{extension}: {entries:?}");
+        assert_eq!(summary.frame_times.len(), 3);
+        for (k, (name, time)) in entries.iter().enumerate() {
+            assert_eq!(name, &format!("surface_{k:05}.{extension}"));
+            assert_eq!(summary.surfaces[k], out.join(name));
+            let want = summary.frame_times[k];
+            assert!(
+                (time - want).abs() <= 4.0 * f64::EPSILON * want.abs(),
+                "{extension}: {name} at {time}, the frame at {want}"
+            );
+        }
+        assert_eq!(entries[0].1, 0.0);
+        assert!(entries[1].1 > 0.0 && entries[2].1 > entries[1].1);
+    }
+    // Without --surface there is no surface series.
+    let out = dir.path().join("none");
+    let outcome = run_scene(&scene, &out, &["--steps", "0"]).expect("runs");
+    assert!(outcome.summary().expect("a run").surface_series.is_none());
+}
+
+#[test]
+fn pictures_draw_the_surface_with_no_holes_in_the_fluid() {
+    use pbf_cli::{Axis, Renderer, Scene};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scene_path = scene(dir.path(), "block.toml", BLOCK_3D);
+    let solver = Scene::parse(BLOCK_3D, &scene_path)
+        .and_then(|s| s.build())
+        .expect("the scene");
+    let width = 400;
+    let [l, t, r, b] = Renderer::new(&solver, Axis::Z, width).domain_box();
+    // The domain is 1.1 m wide and 1 m high; the block spans x 0.2 to 0.9, y 0 to 0.7.
+    let pixel = |x: f32, y: f32| ((l + x / 1.1 * (r - l)) as u32, (b - y * (b - t)) as u32);
+    let pictures = |surface: bool| {
+        let out = dir
+            .path()
+            .join(if surface { "surface" } else { "particles" });
+        let mut extra = vec!["--steps", "3", "--every", "2", "--render", "--width", "400"];
+        if surface {
+            extra.extend_from_slice(&["--surface", "obj"]);
+        }
+        let outcome = run_scene(&scene_path, &out, &extra).expect("runs");
+        let summary = outcome.summary().expect("a run");
+        assert_eq!(summary.renders.len(), 2);
+        // Step 2's picture, and the last frame's (step 3, past the last mesh file).
+        [&summary.renders[1], &summary.picture].map(|p| image::open(p).expect("a PNG").to_rgb8())
+    };
+    let particles = pictures(false);
+    let surface = pictures(true);
+    for (k, (with_surface, without)) in surface.iter().zip(&particles).enumerate() {
+        assert_ne!(with_surface, without, "picture {k}: the surface is drawn");
+        // The empty top right of the domain shows the domain's own colour.
+        let (x, y) = pixel(1.0, 0.9);
+        let domain = with_surface.get_pixel(x, y).0;
+        assert_eq!(without.get_pixel(x, y).0, domain, "picture {k}");
+        // Well inside the block's projection the surface covers every pixel: no
+        // background shows through, where the particles' discs leave gaps.
+        let holes = |img: &image::RgbImage| {
+            let (x0, y0) = pixel(0.3, 0.6);
+            let (x1, y1) = pixel(0.8, 0.1);
+            (y0..y1)
+                .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+                .filter(|&(x, y)| img.get_pixel(x, y).0 == domain)
+                .count()
+        };
+        let (surface_holes, particle_holes) = (holes(with_surface), holes(without));
+        eprintln!(
+            "picture {k}: {surface_holes} holes in the surface, {particle_holes} between the particles"
+        );
+        assert_eq!(surface_holes, 0, "picture {k}");
+        assert!(particle_holes > 0, "picture {k}");
+    }
 }
