@@ -448,7 +448,7 @@ impl<const D: usize> Solver<D> {
         Ok(solver)
     }
 
-    /// The state beyond parameters and boundaries, for checkpoints (`checkpoint.rs`).
+    /// The state beyond parameters and boundaries, for checkpoints (`checkpoint/`).
     #[cfg_attr(not(feature = "serde"), allow(dead_code))]
     pub(crate) fn dynamic_state(&self) -> DynamicState<'_, D> {
         DynamicState {
@@ -469,7 +469,7 @@ impl<const D: usize> Solver<D> {
     }
 
     /// Replaces the particles, counters and grid origin by checked ones from a
-    /// checkpoint (`checkpoint.rs` validates them first; `grid` is empty). With the
+    /// checkpoint (`checkpoint/load.rs` validates them first; `grid` is empty). With the
     /// positions the saved solver's lists were built from, it builds those lists again:
     /// the particles are in the grid's order of those positions, so the grid keeps
     /// their order, and the next step keeps or replaces the lists as the saved solver's
