@@ -88,7 +88,9 @@ mod walls;
 
 pub use error::KernelError;
 pub use kernel::Kernel;
-pub use lane::{Eight, Index, Lane, LaneKind, MAX_WIDTH, WithEight, WithLane, load8};
+#[cfg(target_arch = "x86_64")]
+pub use lane::Sift16;
+pub use lane::{Eight, Index, Lane, LaneKind, MAX_WIDTH, WithEight, WithLane, load8, prefetch};
 pub use simd::SimdF32;
 pub use tensile::TensileCorrection;
 pub use walls::{SAMPLES, WallTables};

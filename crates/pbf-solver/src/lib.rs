@@ -78,8 +78,14 @@ mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 mod lanes;
-mod lists;
-mod parallel;
+/// The neighbour lists of `pbf-grid`, under the paths the passes use.
+mod lists {
+    pub(crate) use pbf_grid::lists::*;
+}
+/// The parallel loops of `pbf-grid`, under the paths the passes use.
+mod parallel {
+    pub(crate) use pbf_grid::parallel::*;
+}
 mod params;
 pub mod scenes;
 mod solver;

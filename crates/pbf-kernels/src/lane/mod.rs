@@ -22,9 +22,15 @@ mod avx;
 mod avx512;
 mod dispatch;
 mod portable;
+mod prefetch;
 mod scalar;
+#[cfg(target_arch = "x86_64")]
+mod sift16;
 
 pub use dispatch::{LaneKind, WithEight, WithLane};
+pub use prefetch::prefetch;
+#[cfg(target_arch = "x86_64")]
+pub use sift16::Sift16;
 
 /// The most lanes any backend holds: a buffer of this many values takes any lane
 /// type's [`store`](Lane::store).

@@ -43,13 +43,13 @@
 //! and write their lanes' own values through the members. Each particle still walks
 //! its own list in order: the same bits.
 
+use crate::Grid;
 use crate::parallel::{for_each_chunk_of, for_each_chunk_with, join, stretches};
-use pbf_grid::Grid;
 use pbf_kernels::f32x8;
 use pbf_kernels::{Eight, Lane, LaneKind, WithEight};
 
 /// Particles per list block.
-pub(crate) const BLOCK: usize = 256;
+pub const BLOCK: usize = 256;
 
 /// The fewest particles for which a build marks the lines each block's passes first
 /// touch, and the passes prefetch them a block ahead
@@ -59,23 +59,9 @@ pub(crate) const BLOCK: usize = 256;
 /// single-threaded sweep of the grid's cells beside the sifting; below this size it
 /// costs about what the prefetches save. Prefetching changes no result: the same
 /// bits with or without it.
-pub(crate) const PREFETCH_FROM: usize = 1 << 16;
+pub const PREFETCH_FROM: usize = 1 << 16;
 
-/// Asks the CPU to bring the cache line of `value` into its caches (x86-64; nothing
-/// elsewhere): a hint, which changes no result.
-#[inline(always)]
-#[allow(unsafe_code)]
-fn prefetch<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: the address is that of a live reference; a prefetch reads nothing into
-    // the program and never faults.
-    unsafe {
-        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
-}
+use pbf_kernels::prefetch;
 
 /// The most blocks a build chunk takes (see [`scratch_blocks`]).
 const SCRATCH_BLOCKS: usize = 16;
@@ -100,7 +86,7 @@ const AHEAD_CHUNK: usize = 64;
 /// average; in 2D a block also needs room for one particle's candidates (about three
 /// times its neighbours) past its last list, and a 2D dam break with relaxed Jacobi
 /// passes packed one block past 1.5 (the allocation test caught it).
-pub(crate) fn room_per_particle<const D: usize>(radius: f32, spacing: f32) -> usize {
+pub fn room_per_particle<const D: usize>(radius: f32, spacing: f32) -> usize {
     let ratio = f64::from(radius) / f64::from(spacing);
     let (ball, factor) = match D {
         2 => (core::f64::consts::PI * ratio * ratio, 2.0),
@@ -111,7 +97,7 @@ pub(crate) fn room_per_particle<const D: usize>(radius: f32, spacing: f32) -> us
 
 /// How many times the rest density a particle's neighbourhood may reach before a list
 /// build stops with [`Overfull`] (see [`max_candidates`]).
-pub(crate) const COLLAPSE_FACTOR: usize = 16;
+pub const COLLAPSE_FACTOR: usize = 16;
 
 /// The most candidates (particles of the `3^D` cells of side `radius` around its own)
 /// a particle may have: [`COLLAPSE_FACTOR`] times their number at rest density on a
@@ -119,7 +105,7 @@ pub(crate) const COLLAPSE_FACTOR: usize = 16;
 /// times is a fluid that has collapsed into clumps (a diverging run), whose lists
 /// would take memory quadratic in the clump size (a 2D dam break at four times its
 /// stable time step took 20 GB).
-pub(crate) fn max_candidates<const D: usize>(radius: f32, spacing: f32) -> usize {
+pub fn max_candidates<const D: usize>(radius: f32, spacing: f32) -> usize {
     let cells = f64::from(radius) / f64::from(spacing) * 3.0;
     (COLLAPSE_FACTOR as f64 * cells.powi(D as i32))
         .ceil()
@@ -133,7 +119,7 @@ pub(crate) fn max_candidates<const D: usize>(radius: f32, spacing: f32) -> usize
 /// caches), kept with the chunk (so that what a build reallocates depends on the flow
 /// alone, not on which thread built which chunk).
 #[derive(Debug, Default, Clone)]
-pub(crate) struct Rows {
+pub struct Rows {
     /// `ends[k]` is one past the last entry of particle `k` of the block in `indices`.
     ends: Vec<u32>,
     /// The lists one after the other; entries past the last end are scratch.
@@ -160,7 +146,7 @@ impl Rows {
 }
 
 /// Particles per column group of a [`ListBlock`]: the widest lanes the passes run.
-pub(crate) const GROUP: usize = 16;
+pub const GROUP: usize = 16;
 
 /// The most particles for which a build orders every block's lanes by list length
 /// ([`ListBlock::members`]); from there on the lanes keep the particles' order. In
@@ -168,7 +154,7 @@ pub(crate) const GROUP: usize = 16;
 /// substep 2.7% faster, and the dam break's step at 10k 5%; at 1M, where every
 /// pass streams its per-particle arrays from memory, reading and writing them in a
 /// block's sorted order made the step 1.5% slower.
-pub(crate) const SORT_BELOW: usize = 1 << 19;
+pub const SORT_BELOW: usize = 1 << 19;
 
 /// The list lengths [`order_lanes`] tells apart: longer lists sort as this long (a
 /// fixed tally on the stack; lists so long are seldom more than a few a block).
@@ -203,7 +189,7 @@ impl Head {
 /// The columns of a group as a pass reads them, from one of its lanes on: slot `s`
 /// of that lane and the next ones from entry `s * GROUP`.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Columns<'a> {
+pub enum Columns<'a> {
     /// Indices.
     Wide(&'a [u32]),
     /// Offsets from the base (the second field).
@@ -215,7 +201,7 @@ pub(crate) enum Columns<'a> {
 /// neighbours gather from the array's part from their base on, by their 16-bit
 /// offsets (no index is formed).
 #[derive(Clone, Copy)]
-pub(crate) struct Slot<'a, L> {
+pub struct Slot<'a, L> {
     /// The slot's entries from the first lane on.
     entries: Columns<'a>,
     lanes: core::marker::PhantomData<L>,
@@ -232,8 +218,7 @@ impl<'a, L: Lane> Slot<'a, L> {
     }
 
     /// The neighbours' indices, one a lane (0 past the lanes).
-    #[cfg(test)]
-    pub(crate) fn indices(&self) -> [u32; GROUP] {
+    pub fn indices(&self) -> [u32; GROUP] {
         core::array::from_fn(|l| {
             if l < L::WIDTH {
                 self.entries.lane(0, l)
@@ -249,7 +234,7 @@ impl<'a, L: Lane> Slot<'a, L> {
     /// `quads` holds at least the particles of the lists' last build (every neighbour
     /// is one of them).
     #[inline(always)]
-    pub(crate) unsafe fn gather4(&self, quads: &[[f32; 4]]) -> [L; 4] {
+    pub unsafe fn gather4(&self, quads: &[[f32; 4]]) -> [L; 4] {
         match self.entries {
             // SAFETY: every index is below the lists' particles, at most
             // `quads.len()` (the caller's contract).
@@ -298,7 +283,7 @@ impl Columns<'_> {
 /// narrow: it stores them as 16-bit offsets from their smallest ([`Head`]), half the
 /// bytes a pass streams.
 #[derive(Debug, Default, Clone)]
-pub(crate) struct ListBlock {
+pub struct ListBlock {
     /// The slots of the groups, one after the other; words past the last group's end
     /// are scratch.
     columns: Vec<u32>,
@@ -536,11 +521,11 @@ fn transpose_block(
 
 /// A build stopped: a particle has more candidates than the limit allows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Overfull {
+pub struct Overfull {
     /// The particle (sorted index).
-    pub(crate) index: usize,
+    pub index: usize,
     /// Its candidates (the particles of the cells around its own).
-    pub(crate) candidates: usize,
+    pub candidates: usize,
 }
 
 /// Every particle's neighbours within h, excluding itself.
@@ -551,7 +536,7 @@ pub(crate) struct Overfull {
 /// [`insert`](Self::insert) checks its pair. The passes' unchecked loads rely on it
 /// ([`Neighbourhood::for_each_slot`]).
 #[derive(Debug, Default, Clone)]
-pub(crate) struct NeighbourLists {
+pub struct NeighbourLists {
     blocks: Vec<ListBlock>,
     /// The sifters' scratch, one for each build chunk of [`scratch_blocks`] blocks.
     scratch: Vec<Rows>,
@@ -611,7 +596,7 @@ impl Default for Announced {
 
 /// The code that sifts the candidates: both give the same lists, entry for entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Sifter {
+pub enum Sifter {
     /// Eight-wide through `wide` and the [`COMPRESS`] table, on every machine.
     Portable,
     /// The portable sifter's code on one AVX register ([`LaneKind::Avx`]), where the
@@ -684,7 +669,7 @@ impl NeighbourLists {
     /// Empty lists that the given sifter builds (for tests and benchmarks: the default
     /// picks the fastest the CPU has).
     #[cfg(test)]
-    pub(crate) fn with_sifter(sifter: Sifter) -> Self {
+    pub fn with_sifter(sifter: Sifter) -> Self {
         Self {
             sifter,
             ..Self::default()
@@ -694,7 +679,7 @@ impl NeighbourLists {
     /// Makes [`build`](Self::build) fail, before it allocates for them, when a particle
     /// has more than `limit` candidates: the memory of the lists grows with the square
     /// of a clump's size, so a collapsed flow would otherwise take gigabytes.
-    pub(crate) fn set_max_candidates(&mut self, limit: usize) {
+    pub fn set_max_candidates(&mut self, limit: usize) {
         self.max_candidates = Some(limit);
     }
 
@@ -710,7 +695,7 @@ impl NeighbourLists {
     ///
     /// # Panics
     /// When `positions` do not have the grid's length (a bug in the caller).
-    pub(crate) fn build<const D: usize>(
+    pub fn build<const D: usize>(
         &mut self,
         grid: &Grid<D>,
         positions: [&[f32]; D],
@@ -818,12 +803,17 @@ impl NeighbourLists {
     }
 
     /// The particles of the last build: every entry of the lists is below it.
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether the last build had no particles.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// The number of entries in all lists.
-    pub(crate) fn pairs(&self) -> u64 {
+    pub fn pairs(&self) -> u64 {
         self.blocks
             .iter()
             .take(self.len.div_ceil(BLOCK))
@@ -836,7 +826,7 @@ impl NeighbourLists {
     /// [`ListBlock::members`]) to the end of its block: at least [`GROUP`] from the
     /// first lane of a group, every one a particle of the last build.
     #[inline(always)]
-    pub(crate) fn members(&self, first: usize) -> &[u32] {
+    pub fn members(&self, first: usize) -> &[u32] {
         &self.blocks[first / BLOCK].members[first % BLOCK..]
     }
 
@@ -850,7 +840,7 @@ impl NeighbourLists {
     /// particles): the columns from its first slot (offset to its lanes), its slot
     /// count and its lanes' list lengths.
     #[inline(always)]
-    pub(crate) fn group(&self, first: usize, width: usize) -> (Columns<'_>, usize, &[u32]) {
+    pub fn group(&self, first: usize, width: usize) -> (Columns<'_>, usize, &[u32]) {
         let block = &self.blocks[first / BLOCK];
         let k = first % BLOCK;
         let g = k / GROUP;
@@ -948,7 +938,7 @@ impl NeighbourLists {
     /// The columns' lines: at 1M particles (2 threads) they made the constraint phase
     /// another 5% faster (148-153 ms against 158-165), at 97k about 2%.
     #[inline(always)]
-    pub(crate) fn prefetch_next<T>(&self, first: usize, width: usize, data: &[T]) {
+    pub fn prefetch_next<T>(&self, first: usize, width: usize, data: &[T]) {
         let next = first / BLOCK + 1;
         if next >= self.len.div_ceil(BLOCK) {
             return;
@@ -967,7 +957,7 @@ impl NeighbourLists {
     /// that gathers `data` besides the quads (whose call to `prefetch_next`, in
     /// [`Neighbourhood::for_each_slot`], prefetched the columns already).
     #[inline(always)]
-    pub(crate) fn prefetch_ahead<T>(&self, first: usize, width: usize, data: &[T]) {
+    pub fn prefetch_ahead<T>(&self, first: usize, width: usize, data: &[T]) {
         let next = first / BLOCK + 1;
         if !self.prefetching || next >= self.len.div_ceil(BLOCK) {
             return;
@@ -1000,7 +990,7 @@ impl NeighbourLists {
     ///
     /// # Panics
     /// When `i` or `j` is not a particle of the last build (a bug in the caller).
-    pub(crate) fn insert(&mut self, i: usize, j: u32) {
+    pub fn insert(&mut self, i: usize, j: u32) {
         let n = self.len;
         assert!(
             i < n && (j as usize) < n,
@@ -1034,23 +1024,21 @@ impl NeighbourLists {
     }
 
     /// Whether `j` is in the list of particle `i`.
-    pub(crate) fn contains(&self, i: usize, j: u32) -> bool {
+    pub fn contains(&self, i: usize, j: u32) -> bool {
         let (columns, _, counts) = self.group(self.lane_of(i), 1);
         (0..counts[0] as usize).any(|s| columns.entry(s) == j)
     }
 
     /// The column of particle `i` over all the slots of its group: its list, then its
     /// own index as padding.
-    #[cfg(test)]
-    pub(crate) fn column_of(&self, i: usize) -> Vec<u32> {
+    pub fn column_of(&self, i: usize) -> Vec<u32> {
         let (columns, slots, _) = self.group(self.lane_of(i), 1);
         (0..slots).map(|s| columns.entry(s)).collect()
     }
 
     /// The neighbours of particle `i` in list order (ascending as built, then those
     /// added by [`Self::insert`]), `i` itself not included.
-    #[cfg(test)]
-    pub(crate) fn of(&self, i: usize) -> Vec<u32> {
+    pub fn of(&self, i: usize) -> Vec<u32> {
         let (columns, _, counts) = self.group(self.lane_of(i), 1);
         (0..counts[0] as usize).map(|s| columns.entry(s)).collect()
     }
@@ -1120,7 +1108,7 @@ fn candidates_with_room<'g, const D: usize>(
     used: usize,
     (lists, surplus): (usize, usize),
     limit: usize,
-) -> Option<(&'g [pbf_grid::CellRange], usize)> {
+) -> Option<(&'g [crate::CellRange], usize)> {
     let candidates = grid.candidate_ranges(grid.cell_of()[i] as usize);
     let most: usize = candidates.iter().map(|r| r.len()).sum();
     if most > limit || block.overfull.is_some() {
@@ -1347,7 +1335,7 @@ fn reserve_run(
 fn pack_run<const D: usize>(
     (xyz, indices): &mut ([Vec<f32>; 3], Vec<u32>),
     positions: [&[f32]; D],
-    ranges: &[pbf_grid::CellRange],
+    ranges: &[crate::CellRange],
     count: usize,
 ) {
     let mut n = 0;
@@ -1387,11 +1375,11 @@ fn pack_run<const D: usize>(
 ///
 /// # Panics
 /// When a range reaches past the positions (a bug in the caller).
-pub(crate) fn near<const D: usize>(
+pub fn near<const D: usize>(
     positions: [&[f32]; D],
     p: [f32; D],
     h2: f32,
-    ranges: &[pbf_grid::CellRange],
+    ranges: &[crate::CellRange],
     out: &mut Vec<u32>,
 ) {
     let xi: [f32x8; D] = core::array::from_fn(|a| f32x8::splat(p[a]));
@@ -1416,7 +1404,7 @@ fn within8<E: Eight, const D: usize>(
     positions: [&[f32]; D],
     xi: [E; D],
     limit: E,
-    ranges: &[pbf_grid::CellRange],
+    ranges: &[crate::CellRange],
     mut f: impl FnMut(usize, u32),
 ) {
     for range in ranges {
@@ -1435,23 +1423,21 @@ fn within8<E: Eight, const D: usize>(
     }
 }
 
-/// The sixteen-wide sifter. It computes every squared distance exactly as
-/// [`fill_block`] does (`x^2 + y^2 (+ z^2)`, products rounded before the sums, no fused
-/// multiply-add), so the two give the same lists, entry for entry, on the same input.
+/// The sixteen-wide sifter: [`fill_block`]'s walk over the cells with the distance
+/// tests, copies and transposes of [`pbf_kernels::Sift16`], which computes every
+/// squared distance exactly as [`fill_block`] does, so the two give the same lists,
+/// entry for entry, on the same input.
 #[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)]
 mod avx512 {
-    use super::{PACK_FROM, Rows, WIDE, reserve_run};
-    use core::arch::x86_64::{
-        __m512, __m512i, _CMP_LT_OQ, _mm512_add_epi32, _mm512_add_ps, _mm512_loadu_ps,
-        _mm512_loadu_si512, _mm512_mask_cmp_ps_mask, _mm512_mask_cmpneq_epi32_mask,
-        _mm512_mask_loadu_epi32, _mm512_maskz_compress_epi32, _mm512_maskz_loadu_ps, _mm512_mul_ps,
-        _mm512_set1_epi32, _mm512_set1_ps, _mm512_setr_epi32, _mm512_shuffle_i32x4,
-        _mm512_storeu_ps, _mm512_storeu_si512, _mm512_sub_ps, _mm512_unpackhi_epi32,
-        _mm512_unpackhi_epi64, _mm512_unpacklo_epi32, _mm512_unpacklo_epi64,
-    };
-    use core::arch::x86_64::{_mm256_storeu_si256, _mm512_cvtepi32_epi16, _mm512_sub_epi32};
-    use pbf_grid::Grid;
+    use super::{PACK_FROM, Rows, reserve_run};
+    use crate::Grid;
+    use pbf_kernels::Sift16;
+
+    /// The token of the sixteen-wide sifter, which the lists pick only where the CPU
+    /// runs it.
+    fn token() -> Sift16 {
+        Sift16::new().expect("the AVX-512 sifter needs AVX-512F and POPCNT")
+    }
 
     /// [`super::fill_block`], sixteen candidates at a time.
     ///
@@ -1466,28 +1452,14 @@ mod avx512 {
         range: core::ops::Range<usize>,
         most: usize,
     ) {
-        assert!(
-            std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("popcnt"),
-            "the AVX-512 sifter needs AVX-512F and POPCNT"
+        let sift = token();
+        sift.run(
+            #[inline(always)]
+            || fill_block_with(sift, block, grid, positions, h2, range, most),
         );
-        // SAFETY: the CPU has AVX-512F and POPCNT (asserted above; the target features
-        // are all the function requires beyond what its own body checks).
-        unsafe { fill_block_avx512(block, grid, positions, h2, range, most) }
     }
 
-    /// The columns of one group: `columns[s * 16 + lane]` is entry `s` of the list
-    /// `indices[start[lane]..start[lane] + count[lane]]`, or `own[lane]` past its end,
-    /// for every slot `s` of `columns` (as many as the longest list). Sixteen slots at a
-    /// time: sixteen masked row loads, a 16 x 16 transpose in registers, sixteen stores.
-    /// When the entries and `own` span at most `span`, the columns are those of a
-    /// narrow group instead (as [`super::narrow`] leaves them): returns the base, or
-    /// [`WIDE`]. The lists ascend (as the sifters write them), so each one's first and
-    /// last entries give the span.
-    ///
-    /// # Panics
-    /// When a list reaches past `indices`, or `columns` is not a whole number of slots
-    /// or has fewer slots than a list has entries (a bug in the caller).
+    /// [`Sift16::transpose_group`], compiled for its instructions.
     pub(super) fn transpose_group(
         indices: &[u32],
         start: [usize; 16],
@@ -1496,128 +1468,16 @@ mod avx512 {
         columns: &mut [u32],
         span: u32,
     ) -> u32 {
-        assert!(
-            std::arch::is_x86_feature_detected!("avx512f"),
-            "the AVX-512 transpose needs AVX-512F"
-        );
-        assert!(
-            columns.len().is_multiple_of(16)
-                && (0..16).all(|l| start[l] + count[l] <= indices.len()
-                    && count[l] * 16 <= columns.len()),
-            "column transpose: lists past the rows or the columns"
-        );
-        debug_assert!(
-            (0..16).all(|l| indices[start[l]..start[l] + count[l]].is_sorted()),
-            "column transpose: a list out of order"
-        );
-        // SAFETY: the CPU has AVX-512F (asserted above); every list lies inside
-        // `indices` (asserted above), the function's one requirement.
-        unsafe { transpose_group_avx512(indices, start, count, own, columns, span) }
+        let sift = token();
+        sift.run(
+            #[inline(always)]
+            || sift.transpose_group(indices, start, count, own, columns, span),
+        )
     }
 
-    /// # Safety
-    /// The CPU has AVX-512F, and `start[l] + count[l] <= indices.len()` for every lane.
-    #[target_feature(enable = "avx512f")]
-    unsafe fn transpose_group_avx512(
-        indices: &[u32],
-        start: [usize; 16],
-        count: [usize; 16],
-        own: [u32; 16],
-        columns: &mut [u32],
-        span: u32,
-    ) -> u32 {
-        let slots = columns.len() / 16;
-        // Entries `s0..s0 + 16` of list `l`, `own[l]` past its end.
-        let row = |l: usize, s0: usize| {
-            let left = count[l].saturating_sub(s0).min(16);
-            let mask = tail16(left);
-            let fill = _mm512_set1_epi32(own[l] as i32);
-            // SAFETY: the lanes set in `mask` are entries `s0..s0 + left` of list
-            // `l`, all inside `indices` (`start + count <= len`, the function's
-            // safety requirement); a masked load touches no other lane. With no lane
-            // set the pointer is not read (it is at most one past the end).
-            unsafe {
-                let at = indices.as_ptr().add((start[l] + s0).min(indices.len()));
-                _mm512_mask_loadu_epi32(fill, mask, at.cast())
-            }
-        };
-        // The lists ascend (the sifters walk the candidates in ascending order): a
-        // list's first entry is its smallest and its last its largest, so the span
-        // needs two loads a lane, not a pass over the rows (which took a third of the
-        // transpose).
-        let (mut lo, mut hi) = (u32::MAX, 0);
-        for l in 0..16 {
-            lo = lo.min(own[l]);
-            hi = hi.max(own[l]);
-            if count[l] > 0 {
-                lo = lo.min(indices[start[l]]);
-                hi = hi.max(indices[start[l] + count[l] - 1]);
-            }
-        }
-        let base = if hi - lo <= span.min(super::NARROW_SPAN) {
-            lo
-        } else {
-            WIDE
-        };
-        let offset = _mm512_set1_epi32(lo as i32);
-        let mut s0 = 0;
-        while s0 < slots {
-            let rows: [__m512i; 16] = core::array::from_fn(|l| row(l, s0));
-            let t: [__m512i; 16] = core::array::from_fn(|k| {
-                let (a, b) = (rows[k & !1], rows[k | 1]);
-                if k % 2 == 0 {
-                    _mm512_unpacklo_epi32(a, b)
-                } else {
-                    _mm512_unpackhi_epi32(a, b)
-                }
-            });
-            // u[4m + e] holds, in 128-bit lane q, element 4q + e of rows 4m..4m + 4.
-            let u: [__m512i; 16] = core::array::from_fn(|k| {
-                let (m, e) = (k / 4, k % 4);
-                let (a, b) = (t[4 * m + e / 2], t[4 * m + 2 + e / 2]);
-                if e % 2 == 0 {
-                    _mm512_unpacklo_epi64(a, b)
-                } else {
-                    _mm512_unpackhi_epi64(a, b)
-                }
-            });
-            for e in 0..4 {
-                let low_v = _mm512_shuffle_i32x4::<0x44>(u[e], u[4 + e]);
-                let low_w = _mm512_shuffle_i32x4::<0x44>(u[8 + e], u[12 + e]);
-                let high_v = _mm512_shuffle_i32x4::<0xEE>(u[e], u[4 + e]);
-                let high_w = _mm512_shuffle_i32x4::<0xEE>(u[8 + e], u[12 + e]);
-                let out = [
-                    _mm512_shuffle_i32x4::<0x88>(low_v, low_w),
-                    _mm512_shuffle_i32x4::<0xDD>(low_v, low_w),
-                    _mm512_shuffle_i32x4::<0x88>(high_v, high_w),
-                    _mm512_shuffle_i32x4::<0xDD>(high_v, high_w),
-                ];
-                for (q, v) in out.into_iter().enumerate() {
-                    let s = s0 + 4 * q + e;
-                    if s >= slots {
-                        continue;
-                    }
-                    if base == WIDE {
-                        let slot = &mut columns[s * 16..s * 16 + 16];
-                        // SAFETY: `slot` is sixteen `u32`, the 64 bytes the store writes.
-                        unsafe { _mm512_storeu_si512(slot.as_mut_ptr().cast(), v) };
-                    } else {
-                        // Sixteen offsets of sixteen bits: slot `s` of a narrow group,
-                        // in words 8s..8s + 8.
-                        let packed = _mm512_cvtepi32_epi16(_mm512_sub_epi32(v, offset));
-                        let slot = &mut columns[s * 8..s * 8 + 8];
-                        // SAFETY: `slot` is eight `u32`, the 32 bytes the store writes.
-                        unsafe { _mm256_storeu_si256(slot.as_mut_ptr().cast(), packed) };
-                    }
-                }
-            }
-            s0 += 16;
-        }
-        base
-    }
-
-    #[target_feature(enable = "avx512f,popcnt")]
-    fn fill_block_avx512<const D: usize>(
+    #[inline(always)]
+    fn fill_block_with<const D: usize>(
+        sift: Sift16,
         block: &mut Rows,
         grid: &Grid<D>,
         positions: [&[f32]; D],
@@ -1644,66 +1504,18 @@ mod avx512 {
             }
             // A cell of several particles copies its candidates into one run first,
             // which its groups then walk in whole blocks of sixteen: the ranges' last
-            // blocks are partly empty (about 30% of the lanes a walk loads in the
-            // 97k dam break).
+            // blocks are partly empty.
             let mut copied = (stop - i >= PACK_FROM).then_some(false);
             while i < stop {
                 let args = (&mut *block, grid, positions, h2, most);
                 let copied = copied.as_mut();
                 let same;
                 (used, same) = match stop - i {
-                    4.. => (sift_together::<D, 4>(args, i, used, copied), 4),
-                    2 | 3 => (sift_together::<D, 2>(args, i, used, copied), 2),
-                    _ => (sift_together::<D, 1>(args, i, used, copied), 1),
+                    4.. => (sift_together::<D, 4>(sift, args, i, used, copied), 4),
+                    2 | 3 => (sift_together::<D, 2>(sift, args, i, used, copied), 2),
+                    _ => (sift_together::<D, 1>(sift, args, i, used, copied), 1),
                 };
                 i += same;
-            }
-        }
-    }
-
-    /// The mask of the first `left` of sixteen lanes (all sixteen from 16 on).
-    fn tail16(left: usize) -> u16 {
-        if left >= 16 {
-            u16::MAX
-        } else {
-            (1u16 << left) - 1
-        }
-    }
-
-    /// Copies the candidates `ranges` (`count` in all) into `packed`, one after the
-    /// other: coordinates by axis and indices, in the order the ranges give them.
-    #[target_feature(enable = "avx512f")]
-    fn pack_candidates<const D: usize>(
-        (xyz, indices): &mut ([Vec<f32>; 3], Vec<u32>),
-        positions: [&[f32]; D],
-        ranges: &[pbf_grid::CellRange],
-        count: usize,
-    ) {
-        let lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-        let mut n = 0;
-        for range in ranges {
-            let (start, end) = (range.start as usize, range.end as usize);
-            assert!(
-                positions.iter().all(|p| end <= p.len()) && n + (end - start) <= count,
-                "neighbour lists: a candidate past the positions or the count"
-            );
-            let mut j = start;
-            while j < end {
-                let tail = tail16(end - j);
-                for a in 0..D {
-                    // SAFETY: the lanes set in `tail` are `j..min(j + 16, end)`, inside
-                    // the positions (asserted above); a masked load reads no other lane.
-                    let v = unsafe { _mm512_maskz_loadu_ps(tail, positions[a].as_ptr().add(j)) };
-                    let out = &mut xyz[a][n..n + 16];
-                    // SAFETY: `out` is sixteen `f32`, the 64 bytes the store writes.
-                    unsafe { _mm512_storeu_ps(out.as_mut_ptr(), v) };
-                }
-                let out = &mut indices[n..n + 16];
-                let index = _mm512_add_epi32(lane, _mm512_set1_epi32(j as i32));
-                // SAFETY: `out` is sixteen `u32`, the 64 bytes the store writes.
-                unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), index) };
-                n += (end - j).min(16);
-                j += 16;
             }
         }
     }
@@ -1714,10 +1526,11 @@ mod avx512 {
     /// those [`super::fill_block`] finds, in the same order.
     ///
     /// `copied`: for a cell whose candidates are copied into one run
-    /// ([`pack_candidates`]), whether they are (the cell's first group with room
-    /// copies them); the group then walks that run instead of the ranges.
-    #[target_feature(enable = "avx512f,popcnt")]
+    /// ([`Sift16::pack_candidates`]), whether they are (the cell's first group with
+    /// room copies them); the group then walks that run instead of the ranges.
+    #[inline(always)]
     fn sift_together<const D: usize, const K: usize>(
+        sift: Sift16,
         (block, grid, positions, h2, most): (&mut Rows, &Grid<D>, [&[f32]; D], f32, usize),
         i: usize,
         used: usize,
@@ -1732,78 +1545,35 @@ mod avx512 {
             return used;
         };
         let stride = count + 16;
-        let limit = _mm512_set1_ps(h2);
-        let lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-        let xi: [[__m512; D]; K] =
-            core::array::from_fn(|k| core::array::from_fn(|a| _mm512_set1_ps(positions[a][i + k])));
-        let own: [__m512i; K] = core::array::from_fn(|k| _mm512_set1_epi32((i + k) as i32));
+        let xi: [[f32; D]; K] =
+            core::array::from_fn(|k| core::array::from_fn(|a| positions[a][i + k]));
+        let own: [u32; K] = core::array::from_fn(|k| (i + k) as u32);
         // Particle `k`'s entries go to `used + k * stride..`, room for all its
         // candidates and the sixteen a store writes past the last hit.
         let mut at: [usize; K] = core::array::from_fn(|k| used + k * stride);
-        // Sixteen candidates (`tail` says which lanes are): each of the K particles'
-        // hits among them, stored after its earlier ones.
-        let mut sift = |block: &mut Vec<u32>, tail: u16, q: [__m512; D], indices: __m512i| {
-            for k in 0..K {
-                let mut r2 = _mm512_set1_ps(0.0);
-                for a in 0..D {
-                    let d = _mm512_sub_ps(xi[k][a], q[a]);
-                    let d2 = _mm512_mul_ps(d, d);
-                    r2 = if a == 0 { d2 } else { _mm512_add_ps(r2, d2) };
-                }
-                let near = _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(tail, r2, limit);
-                let bits = _mm512_mask_cmpneq_epi32_mask(near, indices, own[k]);
-                let packed = _mm512_maskz_compress_epi32(bits, indices);
-                let out = &mut block[at[k]..at[k] + 16];
-                // SAFETY: `out` is sixteen `u32`s (checked by the slice above), the
-                // 64 bytes an unaligned 512-bit store writes.
-                unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), packed) };
-                at[k] += bits.count_ones() as usize;
-            }
-        };
+        let ranges = || candidates.iter().map(|r| r.start as usize..r.end as usize);
         if let Some(copied) = copied {
             if !*copied {
-                // Under a limit, reserved by `fill_block_avx512` (`count <= most`).
+                // Under a limit, reserved by `fill_block_with` (`count <= most`).
                 reserve_run(&mut block.packed, D, count, 16);
-                pack_candidates(&mut block.packed, positions, candidates, count);
+                let (xyz, indices) = &mut block.packed;
+                sift.pack_candidates((xyz, indices), positions, ranges(), count);
                 *copied = true;
             }
             let (xyz, indices) = &block.packed;
-            let mut j = 0;
-            while j < count {
-                // The run's lanes past `count` are scratch: `tail` leaves them out of
-                // the test.
-                let q: [__m512; D] = core::array::from_fn(|a| {
-                    let run = &xyz[a][j..j + 16];
-                    // SAFETY: `run` is sixteen `f32`, the 64 bytes the load reads.
-                    unsafe { _mm512_loadu_ps(run.as_ptr()) }
-                });
-                let run = &indices[j..j + 16];
-                // SAFETY: `run` is sixteen `u32`, the 64 bytes the load reads.
-                let index = unsafe { _mm512_loadu_si512(run.as_ptr().cast()) };
-                sift(&mut block.indices, tail16(count - j), q, index);
-                j += 16;
-            }
+            let run: [&[f32]; D] = core::array::from_fn(|a| &xyz[a][..]);
+            sift.sift_run(
+                xi,
+                own,
+                h2,
+                (run, indices),
+                count,
+                &mut block.indices,
+                &mut at,
+            );
         } else {
-            for candidates in candidates {
-                let (start, end) = (candidates.start as usize, candidates.end as usize);
-                assert!(
-                    positions.iter().all(|p| end <= p.len()),
-                    "neighbour lists: a candidate past the positions"
-                );
-                let mut j = start;
-                while j < end {
-                    let tail = tail16(end - j);
-                    let q: [__m512; D] = core::array::from_fn(|a| {
-                        // SAFETY: the lanes set in `tail` are `j..min(j + 16, end)`, and
-                        // `end <= positions[a].len()` (asserted above); a masked load
-                        // reads no lane whose bit is clear, so nothing past the slice is
-                        // touched.
-                        unsafe { _mm512_maskz_loadu_ps(tail, positions[a].as_ptr().add(j)) }
-                    });
-                    let indices = _mm512_add_epi32(lane, _mm512_set1_epi32(j as i32));
-                    sift(&mut block.indices, tail, q, indices);
-                    j += 16;
-                }
+            for range in ranges() {
+                sift.sift_range(xi, own, h2, positions, range, &mut block.indices, &mut at);
             }
         }
         super::close_lists(block, used, stride, &at)
@@ -1812,23 +1582,20 @@ mod avx512 {
 
 /// The particles of one pass: their lists, and their sorted positions packed four
 /// floats a particle with one more per-particle value (see [`pack`]).
-pub(crate) struct Neighbourhood<'a, const D: usize> {
-    pub(crate) lists: &'a NeighbourLists,
+pub struct Neighbourhood<'a, const D: usize> {
+    /// The lists of the pass's particles.
+    pub lists: &'a NeighbourLists,
     /// `[p_x, p_y, (p_z,) extra, ...]` of every particle: what the passes gather, for
     /// the neighbours and for the lanes' own particles alike (the position arrays
     /// would add twelve bytes a particle to a pass's working set).
-    pub(crate) quads: &'a [[f32; 4]],
+    pub quads: &'a [[f32; 4]],
 }
 
 /// Packs `positions` into the first `D` floats of every quad and `extra` into the
 /// next (`quads[i][D]`), the layout [`Neighbourhood::for_each_slot`] gathers: one
 /// sixteen-byte load per neighbour, transposed into lanes, instead of `D + 1` gathered
 /// loads. Resizes `quads` to the particle count (keeping its capacity).
-pub(crate) fn pack<const D: usize>(
-    quads: &mut Vec<[f32; 4]>,
-    positions: [&[f32]; D],
-    extra: &[f32],
-) {
+pub fn pack<const D: usize>(quads: &mut Vec<[f32; 4]>, positions: [&[f32]; D], extra: &[f32]) {
     assert!(
         extra.len() == positions[0].len(),
         "pack: the extra value of every particle"
@@ -1839,7 +1606,7 @@ pub(crate) fn pack<const D: usize>(
 /// As [`pack`], with every particle's volume ([`volume`]) as the extra value: the
 /// weight of a neighbour in the XSPH and curl pass, divided once per
 /// particle rather than once per pair (the same bits either way).
-pub(crate) fn pack_volumes<const D: usize>(
+pub fn pack_volumes<const D: usize>(
     quads: &mut Vec<[f32; 4]>,
     positions: [&[f32]; D],
     density: &[f32],
@@ -1854,7 +1621,7 @@ pub(crate) fn pack_volumes<const D: usize>(
 
 /// A particle's volume `m / rho`, 0 where the density is not positive (a particle no
 /// pass has seen yet).
-pub(crate) fn volume(mass: f32, density: f32) -> f32 {
+pub fn volume(mass: f32, density: f32) -> f32 {
     if density > 0.0 {
         mass * (1.0 / density)
     } else {
@@ -1866,7 +1633,7 @@ pub(crate) fn volume(mass: f32, density: f32) -> f32 {
 /// (the rest 0), for passes that gather a neighbour's vector as one sixteen-byte load
 /// ([`Lane::gather4`]) instead of `D` scalar gathers. Resizes `quads` to the particle
 /// count (keeping its capacity).
-pub(crate) fn pack_vectors<const D: usize>(quads: &mut Vec<[f32; 4]>, field: [&[f32]; D]) {
+pub fn pack_vectors<const D: usize>(quads: &mut Vec<[f32; 4]>, field: [&[f32]; D]) {
     pack_with(quads, field, None, |e| e);
 }
 
@@ -1901,7 +1668,7 @@ fn pack_with<const D: usize>(
 }
 
 /// Replaces the extra value of every quad (`quads[i][D] = extra[i]`).
-pub(crate) fn repack_extra<const D: usize>(quads: &mut [[f32; 4]], extra: &[f32]) {
+pub fn repack_extra<const D: usize>(quads: &mut [[f32; 4]], extra: &[f32]) {
     assert!(
         extra.len() == quads.len(),
         "repack: the extra value of every particle"
@@ -1916,8 +1683,13 @@ pub(crate) fn repack_extra<const D: usize>(quads: &mut [[f32; 4]], extra: &[f32]
 
 impl<const D: usize> Neighbourhood<'_, D> {
     /// The particles: every index [`Self::for_each_slot`] hands out is below it.
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.quads.len()
+    }
+
+    /// Whether the pass has no particles.
+    pub fn is_empty(&self) -> bool {
+        self.quads.is_empty()
     }
 
     /// Calls `f(neighbours, x, r2, extra)` for every slot of the group of `L::WIDTH`
@@ -1942,11 +1714,7 @@ impl<const D: usize> Neighbourhood<'_, D> {
     /// When the quads and the lists are not of the same particles (a bug in the
     /// caller).
     #[inline(always)]
-    pub(crate) fn for_each_slot<L: Lane>(
-        &self,
-        first: usize,
-        f: impl FnMut(&Slot<'_, L>, [L; D], L, L),
-    ) {
+    pub fn for_each_slot<L: Lane>(&self, first: usize, f: impl FnMut(&Slot<'_, L>, [L; D], L, L)) {
         self.for_each_slot_ahead(first, self.own(first), f);
     }
 
@@ -1958,7 +1726,7 @@ impl<const D: usize> Neighbourhood<'_, D> {
     /// caller).
     #[inline(always)]
     #[allow(unsafe_code)]
-    pub(crate) fn own<L: Lane>(&self, first: usize) -> [L; 4] {
+    pub fn own<L: Lane>(&self, first: usize) -> [L; 4] {
         assert_eq!(self.quads.len(), self.lists.len(), "quads and lists");
         // SAFETY: the members are particles of the lists' last build, below
         // `self.lists.len()` (`NeighbourLists`' invariant), the quads' length
@@ -1971,7 +1739,7 @@ impl<const D: usize> Neighbourhood<'_, D> {
     /// velocities as well in every call: with it loading ahead too, the velocity
     /// phase of the 97k dam break was about 9% slower.
     #[inline(always)]
-    pub(crate) fn for_each_slot_from<L: Lane>(
+    pub fn for_each_slot_from<L: Lane>(
         &self,
         first: usize,
         own: [L; 4],
@@ -1990,7 +1758,7 @@ impl<const D: usize> Neighbourhood<'_, D> {
     /// the same (the same bits); only their order in the instruction stream changes.
     /// One slot ahead is enough: two slots ahead gain nothing more measurable.
     #[inline(always)]
-    pub(crate) fn for_each_slot_ahead<L: Lane>(
+    pub fn for_each_slot_ahead<L: Lane>(
         &self,
         first: usize,
         own: [L; 4],
@@ -2073,7 +1841,7 @@ impl<const D: usize> Neighbourhood<'_, D> {
 /// [`for_each_chunk`](crate::parallel::for_each_chunk) for the neighbour passes:
 /// chunks of whole list blocks, so that the particles of a chunk's lanes
 /// ([`NeighbourLists::members`]) are the chunk's own.
-pub(crate) fn for_each_pass_chunk<O: crate::parallel::Outputs, F>(outputs: O, f: &F)
+pub fn for_each_pass_chunk<O: crate::parallel::Outputs, F>(outputs: O, f: &F)
 where
     F: Fn(usize, O) + Sync,
 {
@@ -2089,7 +1857,7 @@ where
 /// `f`, and the closures it passes on ([`Neighbourhood::for_each_slot`]'s), must be
 /// `#[inline(always)]` closures (see [`Lane::run`]).
 #[inline(always)]
-pub(crate) fn for_each_group<L: Lane>(start: usize, len: usize, mut f: impl FnMut(usize, usize)) {
+pub fn for_each_group<L: Lane>(start: usize, len: usize, mut f: impl FnMut(usize, usize)) {
     debug_assert_eq!(start % L::WIDTH, 0, "a chunk starts a group");
     L::run(
         #[inline(always)]
@@ -2171,7 +1939,7 @@ mod tests {
         for (k, point) in points.into_iter().enumerate() {
             // Within the grid's cells, and a smaller radius for a few.
             let h = if k % 3 == 0 { 0.06f32 } else { 0.1 };
-            let mut ranges = [pbf_grid::CellRange::default(); 27];
+            let mut ranges = [crate::CellRange::default(); 27];
             let count = grid.ranges_around(point, &mut ranges).unwrap();
             let ranges = &ranges[..count];
             lengths.extend(ranges.iter().map(|r| (r.end - r.start) % 8));

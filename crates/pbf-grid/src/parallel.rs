@@ -6,12 +6,17 @@
 //! thread count. Without the `rayon` feature the loop runs on the calling thread.
 
 /// Chunks smaller than this are not split further.
-pub(crate) const MIN_CHUNK: usize = 256;
+pub const MIN_CHUNK: usize = 256;
 
 /// A group of per-particle output slices of equal length that can be cut in two:
 /// arrays of slices, and pairs of groups.
-pub(crate) trait Outputs: Send + Sized {
+pub trait Outputs: Send + Sized {
+    /// The slices' common length.
     fn len(&self) -> usize;
+    /// Whether the slices are empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// Only the parallel split cuts outputs.
     #[cfg_attr(not(feature = "rayon"), allow(dead_code))]
     fn split_at(self, mid: usize) -> (Self, Self);
@@ -49,7 +54,7 @@ impl<A: Outputs, B: Outputs> Outputs for (A, B) {
 
 /// Calls `f(start, chunk)` on disjoint chunks covering `0..len` of every slice in
 /// `outputs`; the chunk's slices are `outputs[..][start..start + chunk_len]`.
-pub(crate) fn for_each_chunk<O: Outputs, F>(outputs: O, f: &F)
+pub fn for_each_chunk<O: Outputs, F>(outputs: O, f: &F)
 where
     F: Fn(usize, O) + Sync,
 {
@@ -59,7 +64,7 @@ where
 /// [`for_each_chunk`] with chunks of at most `min_len` elements (at least 1) whose
 /// starts are multiples of `align`, for outputs whose elements are themselves blocks
 /// of particles.
-pub(crate) fn for_each_chunk_of<O: Outputs, F>(outputs: O, min_len: usize, align: usize, f: &F)
+pub fn for_each_chunk_of<O: Outputs, F>(outputs: O, min_len: usize, align: usize, f: &F)
 where
     F: Fn(usize, O) + Sync,
 {
@@ -99,7 +104,7 @@ fn split<O: Outputs, F>(
 }
 
 /// Runs `a` and `b`, on two threads when rayon has them (`rayon::join`).
-pub(crate) fn join(a: impl FnOnce() + Send, b: impl FnOnce() + Send) {
+pub fn join(a: impl FnOnce() + Send, b: impl FnOnce() + Send) {
     #[cfg(feature = "rayon")]
     rayon::join(a, b);
     #[cfg(not(feature = "rayon"))]
@@ -112,7 +117,7 @@ pub(crate) fn join(a: impl FnOnce() + Send, b: impl FnOnce() + Send) {
 /// Sums `f(i)` over `0..len` in `f64` with a fixed association (chunks of
 /// [`MIN_CHUNK`] summed in order, then the chunk sums in order), so the result does not
 /// depend on the thread count. `partials` is reused scratch.
-pub(crate) fn deterministic_sum(
+pub fn deterministic_sum(
     len: usize,
     partials: &mut Vec<f64>,
     f: &(impl Fn(usize) -> f64 + Sync),
@@ -122,14 +127,14 @@ pub(crate) fn deterministic_sum(
 }
 
 /// Chunk `c` of the chunks of [`MIN_CHUNK`] indices of `0..len`.
-pub(crate) fn chunk(c: usize, len: usize) -> core::ops::Range<usize> {
+pub fn chunk(c: usize, len: usize) -> core::ops::Range<usize> {
     c * MIN_CHUNK..((c + 1) * MIN_CHUNK).min(len)
 }
 
 /// Calls `f(c, block)` on the consecutive blocks of `block_len` elements of `out` (the
 /// last may be shorter), in parallel with the `rayon` feature. Each block is written by
 /// one call only, so the result does not depend on the thread count.
-pub(crate) fn for_each_block<T: Send>(
+pub fn for_each_block<T: Send>(
     out: &mut [T],
     block_len: usize,
     f: &(impl Fn(usize, &mut [T]) + Sync),
@@ -146,7 +151,7 @@ pub(crate) fn for_each_block<T: Send>(
 ///
 /// # Panics
 /// When `with` has not one element per chunk (a bug in the caller).
-pub(crate) fn for_each_chunk_with<T: Send, S: Send>(
+pub fn for_each_chunk_with<T: Send, S: Send>(
     out: &mut [T],
     per: usize,
     with: &mut [S],
@@ -172,7 +177,7 @@ pub(crate) fn for_each_chunk_with<T: Send, S: Send>(
 /// `out[c] = f(range)` for every chunk `c` of [`MIN_CHUNK`] indices of `0..len` (the
 /// chunks of [`deterministic_sum`]), in parallel: folding `out` in order gives the
 /// same result on any number of threads.
-pub(crate) fn per_chunk<T: Send + Default>(
+pub fn per_chunk<T: Send + Default>(
     len: usize,
     out: &mut Vec<T>,
     f: &(impl Fn(core::ops::Range<usize>) -> T + Sync),
@@ -196,7 +201,7 @@ pub(crate) fn per_chunk<T: Send + Default>(
 ///
 /// # Panics
 /// When `range` is not inside every array.
-pub(crate) fn stretches<const K: usize>(
+pub fn stretches<const K: usize>(
     arrays: [&[f32]; K],
     range: core::ops::Range<usize>,
 ) -> [&[f32]; K] {
@@ -204,7 +209,7 @@ pub(crate) fn stretches<const K: usize>(
 }
 
 /// The larger of `a` and `b`, NaN if either is NaN.
-pub(crate) fn pick_max(a: f64, b: f64) -> f64 {
+pub fn pick_max(a: f64, b: f64) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN
     } else {
