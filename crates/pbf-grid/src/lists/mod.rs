@@ -44,6 +44,10 @@
 //! its own list in order: the same bits.
 
 use crate::Grid;
+mod density;
+
+pub use density::densities;
+
 use crate::parallel::{for_each_chunk_of, for_each_chunk_with, join, stretches};
 use pbf_kernels::f32x8;
 use pbf_kernels::{Eight, Lane, LaneKind, WithEight};
@@ -520,7 +524,10 @@ fn transpose_block(
 }
 
 /// A build stopped: a particle has more candidates than the limit allows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "neighbour lists: particle {index} (sorted index) has {candidates} candidates, more than the limit"
+)]
 pub struct Overfull {
     /// The particle (sorted index).
     pub index: usize,
