@@ -127,36 +127,7 @@ pub use error::GridError;
 pub use grid::Grid;
 pub use neighbour_list::NeighbourList;
 
-/// The neighbour predicate shared by the grid, the brute-force reference and the
-/// kernels: **strictly** `r2 < h2`. A point at exactly `h` is not a neighbour (the
-/// kernels vanish there anyway); NaN is never within.
-///
-/// ```
-/// use pbf_grid::within;
-/// assert!(within(0.0, 1.0));
-/// assert!(within(0.99, 1.0));
-/// assert!(!within(1.0, 1.0));
-/// assert!(!within(f32::NAN, 1.0));
-/// ```
-#[inline(always)]
-pub fn within(r2: f32, h2: f32) -> bool {
-    r2 < h2
-}
-
-/// The squared distance exactly as the grid computes it: the sum over the axes, in
-/// axis order, of `(a - b)^2`, in `f32` without fused multiply-adds. It is symmetric
-/// bit for bit, so a brute-force search that uses it with [`within`] finds exactly the
-/// grid's neighbours.
-///
-/// ```
-/// assert_eq!(pbf_grid::distance2([0.0, 0.0, 0.0], [1.0, 2.0, 2.0]), 9.0);
-/// ```
-#[inline(always)]
-pub fn distance2<const D: usize>(a: [f32; D], b: [f32; D]) -> f32 {
-    let mut r2 = 0.0;
-    for k in 0..D {
-        let d = a[k] - b[k];
-        r2 += d * d;
-    }
-    r2
-}
+/// The one support predicate and the one squared distance of the project, defined in
+/// `pbf-kernels` and used by the grid, the neighbour lists and the brute-force
+/// references alike: a pair interacts when `distance2 < h^2`, strictly.
+pub use pbf_kernels::{distance2, within};

@@ -1,28 +1,17 @@
-//! Neighbour lists in compressed sparse row (CSR) form.
+//! Neighbour lists in compressed sparse row (CSR) form: an export of the column-stored
+//! [`NeighbourLists`], for code that wants one flat row per point.
 //!
-//! Built in two steps, both parallel: every chunk of [`LIST_CHUNK`] points writes its
-//! points' neighbours into its own reused buffer and its local offsets into the
-//! shared offset array; then the chunks' totals are summed and the buffers copied
-//! into place. The chunks are fixed, so the result does not depend on the thread
-//! count.
+//! The lists are built once, by the sifters of [`crate::lists`], and copied out: the
+//! offsets by a running sum of the list lengths, the rows in parallel over fixed
+//! chunks of [`LIST_CHUNK`] points, so the result does not depend on the thread count.
+//! The CSR form stays beside the column form because other tools (and the brute-force
+//! comparisons of the tests) read rows, which the columns' interleaved groups are not.
 
-use rayon::prelude::*;
+use crate::lists::NeighbourLists;
+use crate::{Grid, GridError};
 
-use crate::{Grid, GridError, within};
-
-/// Points per chunk.
+/// Points per chunk of the copy.
 const LIST_CHUNK: usize = 4096;
-
-/// One chunk's neighbours before they are copied into place.
-#[derive(Clone, Debug, Default)]
-struct ChunkBuffer {
-    /// Neighbour indices in `data[..len]`; the rest is spare room that is
-    /// overwritten, never cleared.
-    data: Vec<u32>,
-    len: usize,
-    /// Where the chunk's entries start in the final list.
-    base: usize,
-}
 
 /// The neighbours of every point, as CSR: `indices()[offsets()[i] .. offsets()[i + 1]]`
 /// are the sorted indices of the neighbours of sorted point `i`, ascending, the point
@@ -49,7 +38,16 @@ pub struct NeighbourList {
     /// `len() + 1` entries once built; empty before (then `offsets()` is `[0]`).
     offsets: Vec<u32>,
     indices: Vec<u32>,
-    chunks: Vec<ChunkBuffer>,
+    /// The column-stored lists the rows are copied from, kept for their buffers.
+    lists: NeighbourLists,
+    /// The room a particle's list gets in the column blocks: half again the longest
+    /// mean list length built so far, so that the blocks stop growing once the lists
+    /// have seen their working sizes.
+    room: usize,
+    /// The candidate limit of the column lists: half again the most candidates a
+    /// point has had, so that the sifters reserve their scratch once, never
+    /// reached.
+    most: usize,
 }
 
 impl std::fmt::Debug for NeighbourList {
@@ -129,208 +127,66 @@ impl NeighbourList {
         sorted: [&[f32]; D],
     ) -> Result<(), GridError> {
         let n = grid.len();
-        let h2 = grid.radius() * grid.radius();
-        let chunks = n.div_ceil(LIST_CHUNK);
-        if self.chunks.len() < chunks {
-            self.chunks.resize_with(chunks, ChunkBuffer::default);
+        let h = grid.radius();
+        let most = (0..grid.cells().len())
+            .map(|c| {
+                grid.candidate_ranges(c)
+                    .iter()
+                    .map(|r| r.len())
+                    .sum::<usize>()
+            })
+            .max()
+            .unwrap_or(0);
+        // The rows are copied out, never walked by blocks: no prefetch marks.
+        self.lists.set_prefetch_from(usize::MAX);
+        if most > self.most {
+            self.most = most + most / 2;
+            self.lists.set_max_candidates(self.most);
+        }
+        if let Err(e) = self.lists.build(grid, sorted, h * h, self.room) {
+            unreachable!("the candidate limit is above every point's candidates: {e}");
+        }
+        let total: u64 = (0..n).map(|i| self.lists.count(i) as u64).sum();
+        let mean = total.div_ceil(n.max(1) as u64) as usize;
+        self.room = self.room.max(mean + mean / 2 + 8);
+        if total > u64::from(u32::MAX) {
+            self.clear();
+            return Err(GridError::TooManyNeighbours { count: total });
         }
         self.offsets.resize(n + 1, 0);
+        let mut end = 0u32;
         self.offsets[0] = 0;
-        let cell_of = grid.cell_of();
-        self.offsets[1..]
-            .par_chunks_mut(LIST_CHUNK)
-            .zip(self.chunks[..chunks].par_iter_mut())
-            .enumerate()
-            .for_each(|(t, (offsets, buffer))| {
-                buffer.len = 0;
-                let first = t * LIST_CHUNK;
-                for (k, end) in offsets.iter_mut().enumerate() {
-                    let i = first + k;
-                    let ranges = grid.candidate_ranges(cell_of[i] as usize);
-                    let room: usize = ranges.iter().map(|r| r.len() + 8).sum();
-                    if buffer.data.len() < buffer.len + room {
-                        let grown = (buffer.len + room).max(2 * buffer.data.len());
-                        buffer.data.resize(grown, 0);
-                    }
-                    let p: [f32; D] = std::array::from_fn(|a| sorted[a][i]);
-                    let mut len = buffer.len;
-                    let out = &mut buffer.data[..];
-                    for r in ranges {
-                        len = append_within(p, i, sorted, r.as_range(), h2, out, len);
-                    }
-                    buffer.len = len;
-                    // Saturated here, checked below: a chunk beyond u32 fails the build.
-                    *end = u32::try_from(len).unwrap_or(u32::MAX);
-                }
-            });
-        let mut total = 0usize;
-        for buffer in &mut self.chunks[..chunks] {
-            buffer.base = total;
-            total += buffer.len;
+        for i in 0..n {
+            // Below u32::MAX: the total is (checked above).
+            end += self.lists.count(i) as u32;
+            self.offsets[i + 1] = end;
         }
-        if total > u32::MAX as usize {
-            self.clear();
-            return Err(GridError::TooManyNeighbours {
-                count: total as u64,
-            });
-        }
-        self.indices.resize(total, 0);
-        copy_chunks(
-            &self.chunks[..chunks],
-            &mut self.indices,
-            &mut self.offsets[1..],
-        );
+        self.indices.resize(end as usize, 0);
+        copy_rows(&self.lists, &self.offsets, 0..n, &mut self.indices);
         Ok(())
     }
 }
 
-/// Candidates whose flags are computed per step of [`append_within`].
-const FLAG_BLOCK: usize = 256;
-
-/// `COMPRESS[m]`: the positions of the set bits of `m`, ascending, then zeros.
-static COMPRESS: [[u8; 8]; 256] = {
-    let mut t = [[0u8; 8]; 256];
-    let mut m = 0;
-    while m < 256 {
-        let (mut bit, mut k) = (0, 0);
-        while bit < 8 {
-            if (m >> bit) & 1 == 1 {
-                t[m][k] = bit as u8;
-                k += 1;
-            }
-            bit += 1;
-        }
-        m += 1;
-    }
-    t
-};
-
-/// `COUNT[m]`: the number of set bits of `m` (`count_ones` is a dozen instructions
-/// without the `popcnt` extension, which the x86-64 baseline lacks).
-static COUNT: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut m = 0;
-    while m < 256 {
-        t[m] = (m as u32).count_ones() as u8;
-        m += 1;
-    }
-    t
-};
-
-/// Gathers the low bit of each byte of `word` into one byte (byte `i` -> bit `i`).
-#[inline(always)]
-fn byte_mask(word: u64) -> usize {
-    (word.wrapping_mul(0x0102_0408_1020_4080) >> 56) as usize
-}
-
-/// `flags[k] = within(distance2(p, x_{start + k}), h2)` for `k < flags.len()`, in a
-/// loop the compiler vectorises (the same operations in the same order as
-/// [`distance2`](crate::distance2), so the same results).
-#[inline(always)]
-fn within_flags<const D: usize>(
-    p: [f32; D],
-    sorted: [&[f32]; D],
-    start: usize,
-    h2: f32,
-    flags: &mut [u8],
-) {
-    let end = start + flags.len();
-    if D == 3 {
-        let (xs, ys, zs) = (
-            &sorted[0][start..end],
-            &sorted[1][start..end],
-            &sorted[2][start..end],
-        );
-        for (((f, &x), &y), &z) in flags.iter_mut().zip(xs).zip(ys).zip(zs) {
-            let (dx, dy, dz) = (p[0] - x, p[1] - y, p[2] - z);
-            *f = u8::from(within(dx * dx + dy * dy + dz * dz, h2));
-        }
-    } else {
-        let (xs, ys) = (&sorted[0][start..end], &sorted[1][start..end]);
-        for ((f, &x), &y) in flags.iter_mut().zip(xs).zip(ys) {
-            let (dx, dy) = (p[0] - x, p[1] - y);
-            *f = u8::from(within(dx * dx + dy * dy, h2));
-        }
-    }
-}
-
-/// Appends to `out[len..]` the `j` in `range` (ascending, `j != i`) within `h2` of
-/// `p`; returns the new length. `out` has room for `range.len() + 8` more entries.
-///
-/// The distance test runs vectorised over up to 256 candidates into byte flags;
-/// then every 8 flags become a bit mask, and a table of the set bits' positions
-/// writes the hits without branches (8 entries written, the hit count kept).
-#[inline(always)]
-fn append_within<const D: usize>(
-    p: [f32; D],
-    i: usize,
-    sorted: [&[f32]; D],
-    range: std::ops::Range<usize>,
-    h2: f32,
+/// Copies the lists of the points `range` into `out`, their rows from
+/// `offsets[range.start]` on: halves in parallel down to [`LIST_CHUNK`] points.
+fn copy_rows(
+    lists: &NeighbourLists,
+    offsets: &[u32],
+    range: core::ops::Range<usize>,
     out: &mut [u32],
-    mut len: usize,
-) -> usize {
-    let mut flags = [0u8; FLAG_BLOCK];
-    let mut start = range.start;
-    while start < range.end {
-        let count = (range.end - start).min(FLAG_BLOCK);
-        within_flags(p, sorted, start, h2, &mut flags[..count]);
-        if i.wrapping_sub(start) < count {
-            flags[i - start] = 0; // the point itself
-        }
-        let padded = count.div_ceil(8) * 8;
-        flags[count..padded].fill(0);
-        for (w, bytes) in flags[..padded].chunks_exact(8).enumerate() {
-            let mask = byte_mask(u64::from_le_bytes(bytes.try_into().expect("8 flags")));
-            let base = (start + 8 * w) as u32;
-            let dst: &mut [u32; 8] = (&mut out[len..len + 8]).try_into().expect("room for 8");
-            for (d, &bit) in dst.iter_mut().zip(&COMPRESS[mask]) {
-                *d = base + u32::from(bit);
-            }
-            len += usize::from(COUNT[mask]);
-        }
-        start += count;
-    }
-    len
-}
-
-/// Copies every chunk's entries to its place in `indices` and turns its local
-/// offsets into global ones, splitting the work in halves.
-fn copy_chunks(chunks: &[ChunkBuffer], indices: &mut [u32], offsets: &mut [u32]) {
-    if chunks.is_empty() {
-        return;
-    }
-    if chunks.len() == 1 {
-        let c = &chunks[0];
-        indices.copy_from_slice(&c.data[..c.len]);
-        let base = c.base as u32;
-        for o in offsets {
-            *o += base;
+) {
+    if range.len() <= LIST_CHUNK {
+        let base = offsets[range.start] as usize;
+        for i in range {
+            let row = offsets[i] as usize - base..offsets[i + 1] as usize - base;
+            lists.copy_list(i, &mut out[row]);
         }
         return;
     }
-    let mid = chunks.len() / 2;
-    let (left_chunks, right_chunks) = chunks.split_at(mid);
-    let (left_idx, right_idx) = indices.split_at_mut(right_chunks[0].base - left_chunks[0].base);
-    let (left_off, right_off) = offsets.split_at_mut(mid * LIST_CHUNK);
+    let mid = range.start + range.len() / 2;
+    let (left, right) = out.split_at_mut((offsets[mid] - offsets[range.start]) as usize);
     rayon::join(
-        || copy_chunks(left_chunks, left_idx, left_off),
-        || copy_chunks(right_chunks, right_idx, right_off),
+        || copy_rows(lists, offsets, range.start..mid, left),
+        || copy_rows(lists, offsets, mid..range.end, right),
     );
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn byte_masks_and_compress_table() {
-        for (m, positions) in COMPRESS.iter().enumerate() {
-            let bytes: [u8; 8] = std::array::from_fn(|i| ((m >> i) & 1) as u8);
-            assert_eq!(byte_mask(u64::from_le_bytes(bytes)), m);
-            let set: Vec<u8> = (0..8).filter(|&b| (m >> b) & 1 == 1).collect();
-            assert_eq!(&positions[..set.len()], &set[..]);
-            assert_eq!(usize::from(COUNT[m]), set.len());
-        }
-    }
 }

@@ -104,8 +104,8 @@ pub use wide::f32x8;
 pub const LANES: usize = 8;
 
 /// The one support predicate of the project: a pair at squared distance `r2` interacts
-/// when `r2 < h2`, strictly. The kernels are zero at `r = h` anyway; the neighbour
-/// search (`pbf-grid`) uses the same strict test.
+/// when `r2 < h2`, strictly; NaN is never within. The kernels are zero at `r = h`
+/// anyway; the neighbour search (`pbf-grid`, which re-exports it) uses the same test.
 ///
 /// ```
 /// assert!(pbf_kernels::within(0.99, 1.0));
@@ -115,6 +115,20 @@ pub const LANES: usize = 8;
 #[inline]
 pub fn within(r2: f32, h2: f32) -> bool {
     r2 < h2
+}
+
+/// The squared distance of two points: [`norm2`] of `a - b`, the axes summed in
+/// order, in `f32` without fused multiply-adds. It is symmetric bit for bit, so a
+/// brute-force search that uses it with [`within`] finds exactly the neighbour
+/// search's pairs.
+///
+/// ```
+/// assert_eq!(pbf_kernels::distance2([0.0, 0.0, 0.0], [1.0, 2.0, 2.0]), 9.0);
+/// assert_eq!(pbf_kernels::distance2([1.0, 2.0], [0.5, 0.0]), pbf_kernels::distance2([0.5, 0.0], [1.0, 2.0]));
+/// ```
+#[inline(always)]
+pub fn distance2<const D: usize>(a: [f32; D], b: [f32; D]) -> f32 {
+    norm2(core::array::from_fn::<f32, D, _>(|k| a[k] - b[k]))
 }
 
 /// Squared length `x_0^2 + x_1^2 (+ x_2^2)`, summed from the first axis on.

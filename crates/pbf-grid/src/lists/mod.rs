@@ -563,8 +563,8 @@ pub struct NeighbourLists {
     /// Whether the last build marked the blocks' [`ListBlock::ahead`] (see
     /// [`PREFETCH_FROM`]).
     prefetching: bool,
-    /// Tests mark the lines from other sizes than [`PREFETCH_FROM`].
-    #[cfg(test)]
+    /// The fewest particles for which a build marks the lines a pass prefetches
+    /// ([`PREFETCH_FROM`] when `None`; see [`Self::set_prefetch_from`]).
     prefetch_from: Option<usize>,
     /// Tests store groups of a narrower span than [`NARROW_SPAN`] as narrow.
     #[cfg(test)]
@@ -690,6 +690,14 @@ impl NeighbourLists {
         self.max_candidates = Some(limit);
     }
 
+    /// Marks, from `particles` on, the lines each block's passes first touch, which
+    /// the passes then prefetch a block ahead ([`PREFETCH_FROM`] by default);
+    /// `usize::MAX` never marks them, for lists that no pass walks by blocks (the
+    /// marks' buffers then never grow). Prefetching changes no result.
+    pub fn set_prefetch_from(&mut self, particles: usize) {
+        self.prefetch_from = Some(particles);
+    }
+
     /// Rebuilds the lists for `positions` (sorted as the grid's last rebuild left them),
     /// with room in every block for `per_particle` entries a particle, so that a flow
     /// whose density stays below that bound never reallocates (see
@@ -739,9 +747,6 @@ impl NeighbourLists {
             self.scratch.resize_with(chunks, Rows::default);
         }
         let scratch = &mut self.scratch[..chunks];
-        #[cfg(not(test))]
-        let from = PREFETCH_FROM;
-        #[cfg(test)]
         let from = self.prefetch_from.unwrap_or(PREFETCH_FROM);
         self.prefetching = n >= from;
         if self.ahead.len() < blocks {
@@ -1041,6 +1046,32 @@ impl NeighbourLists {
     pub fn column_of(&self, i: usize) -> Vec<u32> {
         let (columns, slots, _) = self.group(self.lane_of(i), 1);
         (0..slots).map(|s| columns.entry(s)).collect()
+    }
+
+    /// The length of particle `i`'s list.
+    ///
+    /// # Panics
+    /// When `i` is not a particle of the last build.
+    pub fn count(&self, i: usize) -> usize {
+        let (_, _, counts) = self.group(self.lane_of(i), 1);
+        counts[0] as usize
+    }
+
+    /// Copies particle `i`'s list, in list order, into `out`, which holds exactly
+    /// [`count(i)`](Self::count) entries.
+    ///
+    /// # Panics
+    /// When `i` is not a particle of the last build, or `out` has another length.
+    pub fn copy_list(&self, i: usize, out: &mut [u32]) {
+        let (columns, _, counts) = self.group(self.lane_of(i), 1);
+        assert_eq!(
+            out.len(),
+            counts[0] as usize,
+            "copy_list: the list's length"
+        );
+        for (s, o) in out.iter_mut().enumerate() {
+            *o = columns.entry(s);
+        }
     }
 
     /// The neighbours of particle `i` in list order (ascending as built, then those
