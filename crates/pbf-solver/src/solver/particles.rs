@@ -46,8 +46,8 @@ impl<const D: usize> Solver<D> {
     /// ```
     pub fn add_emitter(&mut self, mut emitter: Emitter<D>) -> Result<(), CoreError> {
         // Bound the layer before building it: a huge nozzle would exhaust memory, even
-        // one that fits a wide enough domain (found by the `checkpoint_load` fuzz
-        // target; `tests/errors.rs::an_emitter_layer_too_large_for_memory_is_rejected`).
+        // one that fits a wide enough domain
+        // (`tests/errors.rs::an_emitter_layer_too_large_for_memory_is_rejected`).
         emitter.check_layer(self.params.spacing())?;
         emitter.prepare(self.params.spacing());
         emitter.check_rate(self.params.time_step(), self.params.spacing())?;

@@ -8,9 +8,9 @@ use crate::parallel::chunk;
 /// The most particles, as a fraction `1 / FAST_FRACTION` of all and at most
 /// [`FAST_MOST`], whose pairs `Solver::repair_lists` checks one by one before it
 /// searches again instead: a check costs about ten times a particle's share of a
-/// search. With the adaptive skin, more than 1024 particles of the 97k dam break's
-/// splash may pass half the skin within a step, and mending up to 2048 (a few ms of a
-/// thread) costs less than the second search it spares.
+/// search. With the adaptive skin, more than a thousand particles of a large splash
+/// may pass half the skin within a step, and mending up to 2048 costs less than the
+/// second search it spares.
 pub(super) const FAST_FRACTION: usize = 32;
 
 /// See [`FAST_FRACTION`]: each moved particle's check queries the grid and the cells
@@ -19,9 +19,8 @@ pub(super) const FAST_MOST: usize = 2048;
 
 /// The most pairs `Solver::repair_lists` adds to the lists before it searches again
 /// instead: an added pair that needs a new slot in its group moves the rest of its
-/// list block (up to about 50 KB in 3D), so 256 pairs (512 entries) may cost as much
-/// as a search at 100k particles. The 97k dam break added 0.86 pairs a check on
-/// average, at most 38.
+/// list block, so 256 pairs (512 entries) may cost as much as a search of about
+/// 100,000 particles. A check in a flowing fluid adds far fewer.
 pub(super) const MISSING_MOST: usize = 256;
 
 /// Moved particles a task of [`Solver::repair_lists`] takes.
@@ -144,16 +143,16 @@ impl<const D: usize> Solver<D> {
     /// checkpoint rebuilds from `built` decide as the saved ones would, and end up
     /// with the same pairs within h in the same ascending order: the same sums.
     ///
-    /// In the 97k dam break the criterion failed in 80% of the iterations for one or
-    /// two particles out of 97k, and later in the splash for particles that move
-    /// 0.1-0.3 h within a step and bring a few pairs within h each time; each of those
-    /// failures cost a whole search.
+    /// In a large fluid the criterion fails in most iterations for one or two
+    /// particles, and in a splash for particles that move a fraction of h within a
+    /// step and bring a few pairs within h each time: without the repair, each of
+    /// those failures would cost a whole search.
     ///
     /// `counted`: whether [`Self::drift`] has just run at these positions; it counts,
     /// per chunk, the particles past half the skin, and the repair takes its movers
-    /// from that count (otherwise it runs `drift` first). The checks between the
-    /// iterations had counted them a second time, in a pass of their own over every
-    /// particle: 0.15 ms a step on 1 thread in the 97k dam break's splash.
+    /// from that count (otherwise it runs `drift` first), so that the checks between
+    /// the iterations do not count them a second time, in a pass of their own over
+    /// every particle.
     pub(super) fn repair_lists(&mut self, counted: bool) -> bool {
         if !counted {
             self.drift(false);
@@ -192,8 +191,8 @@ impl<const D: usize> Solver<D> {
         };
         // The moved ones by the cells of their current positions, cells a little wider
         // than h: a moved particle within h of another is in one of the 3^D cells
-        // around it. (Comparing every pair of them took about half of a repair's time
-        // in the 97k dam break's splash, with 1,000-2,000 of them.)
+        // around it. (Comparing every pair of them would cost the square of their
+        // count, with a thousand or more of them in a splash.)
         let cell = f64::from(self.kernel.h()) * MOVER_CELL;
         let cells = &mut self.mover_cells;
         cells.clear();
@@ -242,8 +241,8 @@ impl<const D: usize> Solver<D> {
                 // Each pair of two moved particles once: from the first of them (the
                 // moved ones ascend). The runs ascend: each search starts where the
                 // last one ended, and a run's few moved ones are walked, not searched
-                // for (the two binary searches of each of the nine runs in 3D took a
-                // third of a repair's query in the 97k dam break's splash).
+                // for (two binary searches for each of the nine runs in 3D would cost
+                // more than the walk).
                 let mut from = 0;
                 for (lo, hi) in columns_around::<D>(mover_cell(p, cell)) {
                     from += cells[from..].partition_point(|c| c.0 < lo);

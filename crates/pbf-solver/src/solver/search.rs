@@ -84,7 +84,7 @@ impl<const D: usize> Solver<D> {
         self.lists
             .build(&self.grid, refs(&self.predicted), radius * radius, room)
             .map_err(|e| self.collapsed(e, self.steps() + 1, self.ids[e.index]))?;
-        // On the threads: one thread's copy was 0.8% of the 97k dam break's step.
+        // On the threads: the copy streams every predicted position.
         for a in self.built.iter_mut() {
             a.resize(self.predicted[0].len(), 0.0);
         }

@@ -22,10 +22,9 @@ use crate::parallel::{per_chunk, stretches};
 /// (counted against the lists the last step used, so over several steps when it kept
 /// them), and the widest after a step that had to search again inside its iterations or
 /// whose lists a 0.1 h skin could have kept (see [`next_skin`] and
-/// `Solver::keeps_lists`). Measured on the 97k dam break while the block collapses,
-/// 0.04 h cut the list entries from 43.4 to 36.5 a particle and the step by 6-12%, but
-/// in the splash more than 1024 particles moved 0.02 h within a step, and the step
-/// searched twice.
+/// `Solver::keeps_lists`). A narrow skin pays while the flow is slow, with fewer list
+/// entries a particle; in a splash many particles outrun it within a step, and the
+/// step would search twice.
 pub(crate) const SKINS: [f32; 5] = [0.04, 0.05, 0.06, 0.08, 0.1];
 
 /// The widest of [`SKINS`]: the skin of a solver's first search.
@@ -35,11 +34,10 @@ pub(crate) const WIDEST_SKIN: f32 = SKINS[SKINS.len() - 1];
 /// step for the next search to take that skin (see [`SKINS`]): a quarter of what
 /// `Solver::repair_lists` mends before it searches instead (so the next step may move
 /// up to four times as many), and no more than one in 256 (at most 512). Each moved
-/// particle costs about 2 µs of a thread at every check that finds it moved, while a
-/// skin 0.02 h narrower saves about 5% of the passes; at one particle in 256 the two
-/// are about even on the 97k dam break. (With the repair on two threads, budgets of
-/// one in 128 and one in 64 took narrower skins more often, 36.6 and 36.1 list entries
-/// a particle instead of 37.3, but the steps were no faster within the noise.)
+/// particle costs a query of its pairs at every check that finds it moved, while a
+/// narrower skin saves list entries in every pass; at one particle in 256 the two
+/// are about even in a large dam break, and larger budgets take narrower skins more
+/// often without a faster step.
 pub(crate) fn skin_budget(n: usize) -> usize {
     (n / 256).min((n / FAST_FRACTION).min(FAST_MOST) / 4)
 }

@@ -185,7 +185,7 @@ fn a_search_takes_the_narrowest_skin_few_particles_moved_half_of() {
     assert_eq!(next_skin(&[0; 5], n), 0.04);
     assert_eq!(next_skin(&[380, 0, 0, 0, 0], n), 0.04);
     assert_eq!(next_skin(&[381, 0, 0, 0, 0], n), 0.05);
-    // The 97k dam break while its block collapses.
+    // A large dam break while its block collapses.
     assert_eq!(next_skin(&[400, 100, 30, 5, 0], n), 0.05);
     // And in its splash.
     assert_eq!(next_skin(&[4773, 3591, 2544, 1046, 330], n), 0.1);
