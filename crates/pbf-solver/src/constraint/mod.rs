@@ -102,9 +102,10 @@ impl<'a, const D: usize> Constraint<'a, D> {
     }
 
     /// The walls' density share and constraint gradient of the lanes of a group whose
-    /// own quads are `own` ([`Neighbourhood::own`](crate::lists::Neighbourhood::own)), by [`Lane::walls`]: zeros when
-    /// `near_walls` is false (every particle of the group clear of the walls, by
-    /// [`Constraint::near_walls`]), where the walls add nothing.
+    /// own quads are `own` ([`Neighbourhood::own`](crate::lists::Neighbourhood::own)),
+    /// by [`Boundary::lanes`]: zeros when `near_walls` is false (every particle of the
+    /// group clear of the walls, by [`Constraint::near_walls`]), where the walls add
+    /// nothing.
     #[inline(always)]
     pub(crate) fn walls_lanes<L: Lane>(&self, own: [L; 4], near_walls: bool) -> (L, [L; D]) {
         if !near_walls {

@@ -196,7 +196,9 @@ impl<const D: usize> Solver<D> {
         &self.last
     }
 
-    /// value of [`Relaxation::Fixed`], or what [`Relaxation::Auto`] resolves to for
+    /// The Jacobi relaxation `omega` the constraint passes scale every lambda by: the
+    /// value of [`Relaxation::Fixed`](crate::Relaxation::Fixed), or what
+    /// [`Relaxation::Auto`](crate::Relaxation::Auto) resolves to for
     /// these parameters (`min(1, (4/3) / a_max)` from the rest lattice's spectrum;
     /// under `Auto` a particle compressed by more than 10% uses `omega 1.1 rho0 /
     /// rho_i`).

@@ -28,7 +28,7 @@ impl<const D: usize> Solver<D> {
     /// predicted position (see [`crate::coarse`]). Returns whether it ran; Verlet's
     /// criterion is then checked before the first pass.
     pub(super) fn coarse_correction(&mut self) -> bool {
-        if !(self.params.coarse_correction() && !self.is_empty()) {
+        if !self.params.coarse_correction() || self.is_empty() {
             return false;
         }
         let scene = crate::coarse::Scene {

@@ -104,6 +104,7 @@ impl<const D: usize> Solver<D> {
     }
 }
 
+/// The statistics of a chunk of particles at the end of a step: sum and maximum of
 /// the squared speeds, of the density errors and of the neighbour counts, and the
 /// fewest neighbours (each maximum NaN if a value is).
 #[derive(Debug, Clone, Copy)]

@@ -176,9 +176,9 @@ pub struct Solver<const D: usize> {
     moved: Vec<u32>,
     missing: Vec<(u32, u32)>,
     /// Scratch of [`Self::repair_lists`]: the moved particles by the cells of their
-    /// current positions ([`mover_cell`]), each with its place in `moved`.
+    /// current positions ([`mover_cell`](repair::mover_cell)), each with its place in `moved`.
     mover_cells: Vec<(u64, u32)>,
-    /// Scratch of [`Self::repair_lists`]: one for each [`REPAIR_CHUNK`] moved
+    /// Scratch of [`Self::repair_lists`]: one for each [`REPAIR_CHUNK`](repair::REPAIR_CHUNK) moved
     /// particles.
     repair_scratch: Vec<RepairScratch>,
     /// The predicted positions and one more value per particle, packed for the passes'

@@ -274,6 +274,8 @@ impl<const D: usize> Solver<D> {
         n - w
     }
 
+    /// Adds the particles the emitters emit in this step (those inside the domain, up
+    /// to [`MAX_PARTICLES`]).
     pub(super) fn emit(&mut self) {
         if self.emitters.is_empty() {
             return;

@@ -109,9 +109,6 @@ impl<const D: usize> Solver<D> {
         }
     }
 
-    /// Whether the step may keep the last step's lists for its predicted positions
-    /// instead of searching: they are [`reusable`](Self::reusable) and either no
-    /// particle has moved more than half the skin since they were built (Verlet's
     /// The most particles that may have moved past half the skin for
     /// [`Self::repair_lists`] to mend the lists rather than give up.
     pub(super) fn fast_limit(n: usize) -> usize {
@@ -133,7 +130,7 @@ impl<const D: usize> Solver<D> {
     /// find each other in cells of their current positions ([`mover_cell`]). The
     /// moved particles are taken in chunks on the threads, each chunk collecting its
     /// pairs; every pair within h missing from the lists is then added to both
-    /// particles' lists ([`NeighbourLists::insert`]), in ascending order of the pairs,
+    /// particles' lists ([`NeighbourLists::insert`](crate::lists::NeighbourLists::insert)), in ascending order of the pairs,
     /// so the result depends on the positions alone.
     ///
     /// Whether it gives up depends on `built` and the predicted positions alone, not

@@ -98,6 +98,10 @@ impl<const D: usize> Solver<D> {
         self.reserve_repair();
         Ok(())
     }
+
+    /// Whether the step may keep the last step's lists for its predicted positions
+    /// instead of searching: they are [`reusable`](Self::reusable) and either no
+    /// particle has moved more than half the skin since they were built (Verlet's
     /// criterion, as before every constraint iteration) or few enough have for
     /// [`Self::repair_lists`] to mend them. They then hold every pair within h, and
     /// the particles keep their order. A fluid at rest searches only when its drift
@@ -106,7 +110,7 @@ impl<const D: usize> Solver<D> {
     /// Also returns whether the flow outruns every skin: the lists were built in the
     /// last step and more particles have moved past half the widest skin since than
     /// the repair mends, so lists of any skin would have been replaced. Only then may
-    /// the next search take a narrower skin than the widest (see [`next_skin`]):
+    /// the next search take a narrower skin than the widest (see [`next_skin`](super::skin::next_skin)):
     /// otherwise the widest lets the lists outlive the step, as in a fluid at rest.
     pub(super) fn keeps_lists(&mut self) -> (bool, bool) {
         if !self.params.keep_lists() || !self.reusable {

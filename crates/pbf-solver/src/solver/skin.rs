@@ -128,8 +128,6 @@ impl<const D: usize> Solver<D> {
         })
     }
 
-    /// The Jacobi relaxation `omega` the constraint passes scale every lambda by: the
-
     /// The skin the next search takes, once the step's iterations are done:
     /// `searches_inside` searches ran between them, `outrun` is [`Self::keeps_lists`]'
     /// answer at the start of the step and `past` the counts of the step's last check

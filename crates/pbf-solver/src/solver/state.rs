@@ -42,7 +42,7 @@ pub(crate) struct RestoredState<const D: usize> {
     /// Checked for length and finiteness.
     pub built: Option<[Vec<f32>; D]>,
     /// The skin of the last search and of the next one, relative to h: two of
-    /// [`SKINS`] (checked).
+    /// [`SKINS`](super::SKINS) (checked).
     pub skins: (f32, f32),
     /// The steps completed when the search that built the lists ran: at most `step`
     /// (checked).

@@ -81,6 +81,7 @@ impl<const D: usize> Solver<D> {
 mod tests {
     use super::*;
 
+    /// `wide`'s `f32x8` gives the scalar path's bits through whole steps, as every
     /// public backend does (`every_backend_gives_the_bits_of_the_scalar_path`): the
     /// solver runs it only on CPUs without AVX, where that public test reaches it, so
     /// here it is stepped directly, in 3D and 2D.
