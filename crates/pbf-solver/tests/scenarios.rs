@@ -13,6 +13,7 @@ mod dam_break;
 mod errors;
 mod free_fall;
 mod fuzz_corpus;
+mod lists;
 mod properties;
 mod readme;
 mod relaxation;

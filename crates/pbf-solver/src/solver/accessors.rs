@@ -77,6 +77,26 @@ impl<const D: usize> Solver<D> {
         &self.density
     }
 
+    /// The neighbour lists of the last step (`pbf-grid`'s column-stored lists), over
+    /// the particles in the order of [`positions`](Self::positions): every pair within
+    /// h of the final positions is in them. An engine can run its own passes over
+    /// them with a `pbf-kernels` backend; [`pbf_grid::lists::densities`] over them
+    /// gives [`densities`](Self::densities) bit for bit for particles clear of the
+    /// walls. Empty before the first step.
+    ///
+    /// ```
+    /// use pbf_solver::{Domain, Params, Solver};
+    /// let mut s = Solver::new(Params::<2>::builder(0.1).build()?, Domain::new([0.0; 2], [2.0; 2])?)?;
+    /// s.add_block([0.5; 2], [1.0; 2], [0.0; 2])?;
+    /// s.step()?;
+    /// assert_eq!(s.neighbour_lists().len(), s.len());
+    /// assert!(s.neighbour_lists().pairs() > 0);
+    /// # Ok::<(), pbf_solver::CoreError>(())
+    /// ```
+    pub fn neighbour_lists(&self) -> &pbf_grid::lists::NeighbourLists {
+        &self.lists
+    }
+
     /// Stable ids, in the order of [`positions`](Self::positions): a particle keeps its
     /// id through every reordering.
     ///
