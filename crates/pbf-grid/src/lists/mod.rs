@@ -1,47 +1,67 @@
-//! Neighbour lists, built once per step from the grid's candidate ranges.
+//! Neighbour lists: every particle's neighbours within a radius, built once from the
+//! grid's candidate ranges and walked by the passes many times, on the lanes of any
+//! `pbf-kernels` backend.
 //!
 //! The grid hands every particle the particles of the `3^D` cells around its own:
 //! about 216 candidates in 3D at h = 2 x spacing, of which only about 15% lie within
-//! h. A step walks the neighbourhood of every particle ten or more times (two passes
-//! per constraint iteration, then XSPH with the final densities, and vorticity),
-//! so it pays to sift the candidates once: [`NeighbourLists::build`] keeps, for every
-//! particle, the indices `j != i` with `r^2 < R^2` (the predicate of
-//! [`pbf_kernels::within`], `R` the search radius) in ascending order, and every pass
-//! then loads its lanes from those indices. The solver builds them with R a little
-//! larger than h, on the predicted positions (Macklin & Müller 2013, Algorithm 1,
-//! line 6), and mends them ([`NeighbourLists::insert`]) or builds them again when
-//! particles have moved too far for the margin (see the solver's `SKINS`); pairs
-//! beyond h get zero from every kernel.
+//! h. A PBF step walks the neighbourhood of every particle ten or more times, so it
+//! pays to sift the candidates once: [`NeighbourLists::build`] keeps, for every
+//! particle, the indices `j != i` with `distance2 < R^2` ([`crate::within`], `R` the
+//! search radius) in ascending order. A solver builds them with R a little larger
+//! than h and mends them ([`NeighbourLists::insert`]) while particles move less than
+//! the margin; pairs beyond h get zero from every kernel.
 //!
+//! # Using them in an engine
+//! Sort the particles with a [`Grid`], build the lists over the sorted positions,
+//! pack the positions for a pass ([`pack`]) and walk the groups of lanes with
+//! [`Neighbourhood::for_each_slot`], inside a pass that [`pbf_kernels::LaneKind`]
+//! dispatches to a backend. [`densities`] is the simplest such pass;
+//! `examples/densities.rs` runs it on every backend this CPU has.
+//!
+//! ```
+//! use pbf_grid::Grid;
+//! use pbf_grid::lists::NeighbourLists;
+//!
+//! let (x, y) = ([0.0f32, 0.5, 3.0], [0.0f32; 3]);
+//! let mut grid = Grid::<2>::new();
+//! grid.rebuild([&x, &y], 1.0)?;
+//! let mut sorted = [vec![0.0; 3], vec![0.0; 3]];
+//! grid.reorder_into(&x, &mut sorted[0])?;
+//! grid.reorder_into(&y, &mut sorted[1])?;
+//! let mut lists = NeighbourLists::default();
+//! lists.build(&grid, [&sorted[0], &sorted[1]], 1.0, 4)?;
+//! let near = sorted[0].iter().position(|&v| v == 0.0).unwrap();
+//! assert_eq!(lists.count(near), 1);
+//! assert_eq!(lists.pairs(), 2);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Layout
 //! Two sifters build the same lists, entry for entry (a property test holds them
-//! equal): a portable one, eight candidates at a time through `wide` and a table that
-//! packs the indices of the hits, and one for CPUs with AVX-512F, sixteen at a time with
-//! masked loads and `vpcompressd`, picked at run time (`unsafe` code, kept because it
-//! builds the lists about twice as fast as the portable sifter). The latter sifts
-//! up to four particles of a cell together, loading each candidate once for all of
-//! them.
+//! equal): a portable one, eight candidates at a time on any eight-lane backend with a
+//! table that packs the indices of the hits (`sift.rs`), and one for CPUs with
+//! AVX-512F, sixteen at a time with `pbf_kernels::Sift16` (`sift16.rs`), picked at
+//! run time. The latter sifts up to four particles of a cell together, loading each
+//! candidate once for all of them.
 //!
-//! Storage is blocked and by columns: a sifter writes the lists of [`BLOCK`]
-//! consecutive particles one after the other into the block's scratch ([`Rows`]),
-//! which is then transposed into the block's [`ListBlock`]: groups of [`GROUP`]
-//! particles, their `k`-th neighbours side by side, so that a pass runs one particle a
-//! lane ([`Neighbourhood::for_each_slot`]). With AVX-512F the transpose is sixteen
-//! masked loads and a 16 x 16 transpose in registers (`unsafe`, 1.9x less of a step
-//! than the portable loop). Blocks are built in parallel without a global prefix sum,
-//! and every vector keeps its capacity between steps (no allocation in steady state).
+//! Storage is blocked and by columns (`block.rs`): a sifter writes the lists of
+//! [`BLOCK`] consecutive particles one after the other into the block's scratch rows,
+//! which are then transposed into the block's column groups: [`GROUP`] particles, their
+//! `k`-th neighbours side by side, so that a pass runs one particle a lane
+//! ([`Neighbourhood::for_each_slot`]). Blocks are built in parallel without a global
+//! prefix sum, and every vector keeps its capacity between builds (no allocation in
+//! steady state).
 //!
 //! A group whose indices span at most 65535 is stored narrow: 16-bit offsets from its
-//! smallest index ([`Head`]), half the bytes that every pass streams. A pass gathers
-//! from the arrays' part past the base by the offsets themselves ([`Slot`]), so a
-//! narrow slot costs no more instructions than a wide one. Up to a few hundred
-//! thousand particles nearly every group is narrow (99.7% in the peers' tank at
-//! 97k), at a million three in four; the bits are the same either way.
+//! smallest index, half the bytes that every pass streams. A pass gathers from the
+//! arrays' part past the base by the offsets themselves ([`Slot`]), so a narrow slot
+//! costs no more instructions than a wide one; the bits are the same either way.
 //!
 //! Below [`SORT_BELOW`] particles a group's sixteen lanes are not sixteen consecutive
 //! particles but the block's particles by descending list length
-//! ([`ListBlock::members`]), so that its slots carry little padding; the passes read
-//! and write their lanes' own values through the members. Each particle still walks
-//! its own list in order: the same bits.
+//! ([`NeighbourLists::members`]), so that its slots carry little padding; the passes
+//! read and write their lanes' own values through the members. Each particle still
+//! walks its own list in order: the same bits.
 
 use crate::Grid;
 mod block;
@@ -127,11 +147,11 @@ pub fn max_candidates<const D: usize>(radius: f32, spacing: f32) -> usize {
         .min(1e12) as usize
 }
 
-/// Particles per column group of a [`ListBlock`]: the widest lanes the passes run.
+/// Particles per column group of a `ListBlock`: the widest lanes the passes run.
 pub const GROUP: usize = 16;
 
 /// The most particles for which a build orders every block's lanes by list length
-/// ([`ListBlock::members`]); from there on the lanes keep the particles' order. In
+/// (`ListBlock::members`); from there on the lanes keep the particles' order. In
 /// the peers' tank at 97k the sorted lanes made the constraint phase 3% and the
 /// substep 2.7% faster, and the dam break's step at 10k 5%; at 1M, where every
 /// pass streams its per-particle arrays from memory, reading and writing them in a
@@ -379,7 +399,7 @@ impl NeighbourLists {
     }
 
     /// The particles of the lanes from lane `first` (a lane of the block's order,
-    /// [`ListBlock::members`]) to the end of its block: at least [`GROUP`] from the
+    /// `ListBlock::members`) to the end of its block: at least [`GROUP`] from the
     /// first lane of a group, every one a particle of the last build.
     #[inline(always)]
     pub fn members(&self, first: usize) -> &[u32] {
@@ -485,7 +505,7 @@ impl NeighbourLists {
     }
 
     /// Prefetches, for the group of `width` lanes from lane `first`, one line of the
-    /// next block's columns and its share of the next block's [`ListBlock::ahead`]
+    /// next block's columns and its share of the next block's `ListBlock::ahead`
     /// lines of `data` (an array of one element a particle: the quads, or any other
     /// the pass gathers by the lists, when the last build marked them), so that a
     /// pass's first touches of lines are under way a block before it needs them.

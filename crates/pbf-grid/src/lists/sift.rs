@@ -7,7 +7,7 @@ use super::*;
 /// The code that sifts the candidates: both give the same lists, entry for entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sifter {
-    /// Eight-wide through `wide` and the [`COMPRESS`] table, on every machine.
+    /// Eight-wide through `wide` and the `COMPRESS` table, on every machine.
     Portable,
     /// The portable sifter's code on one AVX register ([`LaneKind::Avx`]), where the
     /// CPU has AVX but not AVX-512F (checked at run time).
