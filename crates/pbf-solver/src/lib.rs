@@ -53,12 +53,10 @@
 //! # Ok::<(), pbf_solver::CoreError>(())
 //! ```
 #![deny(missing_docs)]
-// `unsafe` is denied by default. The items that allow it, each with its SAFETY
-// comments, are: in `lists`, the AVX-512 sifter
-// and transpose (`lists::avx512`), the prefetch hint, `Slot` and the walks that load
-// through it (`Neighbourhood::own`, `walk_slots`); the neighbour passes that gather
-// through lanes (`constraint`, `vorticity`, `viscosity`); and one SSE `maxss` in
-// `boundary`. Tests allow it where they call the unchecked gathers.
+// `unsafe` is denied by default. The SIMD instructions are `pbf-kernels`' alone; the
+// items here that allow `unsafe`, each call with its SAFETY comment, are the neighbour
+// passes that call the lanes' unchecked gathers (`constraint`, `vorticity`,
+// `viscosity`), and tests that call them.
 #![deny(unsafe_code)]
 
 /// The crate README's example, compiled and run as a doc test (the workspace README
