@@ -5,7 +5,7 @@
 //! parser (PLY), which share no code with the writers. The run's `.series` and `.pvd`
 //! files list each frame with its simulated time.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

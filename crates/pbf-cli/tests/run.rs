@@ -1,7 +1,7 @@
 //! The run command: the default run and its picture, pictures and animations, threads,
 //! progress, the command-line surface.
 
-mod common;
+use crate::common;
 
 use common::{arg, run};
 use pbf_cli::{CliError, Outcome};

@@ -1,7 +1,7 @@
 //! Scene files: `pbf init` round-trips every built-in scene, the embedded default is the
 //! library's dam break, and malformed scenes get positioned errors and run nothing.
 
-mod common;
+use crate::common;
 
 use common::{arg, assert_same, run};
 use pbf_cli::{CliError, Outcome, Scene, SceneError};

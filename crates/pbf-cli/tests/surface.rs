@@ -3,7 +3,7 @@
 //! with their times, pictures draw the surface, and the flag's mistakes are errors that
 //! name the flag.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::io::BufReader;

@@ -2,7 +2,7 @@
 //! figures): the Martin & Moyce deviation, energy, momentum, scale invariance, stable
 //! glass cells, and the `pbf validate` command itself.
 
-mod common;
+use crate::common;
 
 use pbf_cli::validate::{
     DamBreakSpec, ENERGY_TOLERANCE, GLASS_HEIGHT, StabilityCell, StabilityTiming, deviation,

@@ -1,7 +1,7 @@
 //! The grid against an O(N^2) brute-force search: the same neighbour sets for every
 //! point and every query, in 2D and 3D, on random, clustered and degenerate clouds.
 
-mod common;
+use crate::common;
 
 use common::{Cloud, brute_neighbours, brute_query, build, cloud};
 use pbf_grid::{CellRange, Grid, NeighbourList, distance2, morton, within};

@@ -1,6 +1,6 @@
 //! The same input gives bit-identical results for any number of threads.
 
-mod common;
+use crate::common;
 
 use common::uniform;
 use pbf_grid::{CellRange, Grid, NeighbourList};

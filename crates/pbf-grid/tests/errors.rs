@@ -1,6 +1,6 @@
 //! Bad input gives errors (and leaves the grid as it was); edge cases work.
 
-mod common;
+use crate::common;
 
 use pbf_grid::{CellRange, Grid, GridError, NeighbourList, morton};
 

@@ -1,6 +1,6 @@
 //! Morton order keeps neighbours near in memory: a measured figure, asserted loosely.
 
-mod common;
+use crate::common;
 
 use common::{build, uniform};
 use pbf_grid::NeighbourList;

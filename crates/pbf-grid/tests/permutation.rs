@@ -1,7 +1,7 @@
 //! The permutation and the cells: a bijection, consistent with the keys, applied the
 //! same way by every reorder flavour.
 
-mod common;
+use crate::common;
 
 use common::{Cloud, Rng, cloud, uniform};
 use pbf_grid::{Grid, morton};
