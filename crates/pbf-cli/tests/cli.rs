@@ -22,9 +22,16 @@ fn every_test_file_is_built() {
         .collect();
     declared.push("cli.rs".to_string());
     for entry in std::fs::read_dir(dir).expect("tests/") {
-        let name = entry.expect("entry").file_name().into_string().expect("utf-8");
+        let name = entry
+            .expect("entry")
+            .file_name()
+            .into_string()
+            .expect("utf-8");
         if name.ends_with(".rs") {
-            assert!(declared.contains(&name), "tests/{name} is built by no test binary");
+            assert!(
+                declared.contains(&name),
+                "tests/{name} is built by no test binary"
+            );
         }
     }
 }

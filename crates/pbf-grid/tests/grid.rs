@@ -24,9 +24,16 @@ fn every_test_file_is_built() {
     declared.push("grid.rs".to_string());
     declared.push("allocation.rs".to_string());
     for entry in std::fs::read_dir(dir).expect("tests/") {
-        let name = entry.expect("entry").file_name().into_string().expect("utf-8");
+        let name = entry
+            .expect("entry")
+            .file_name()
+            .into_string()
+            .expect("utf-8");
         if name.ends_with(".rs") {
-            assert!(declared.contains(&name), "tests/{name} is built by no test binary");
+            assert!(
+                declared.contains(&name),
+                "tests/{name} is built by no test binary"
+            );
         }
     }
 }

@@ -183,12 +183,7 @@ mod tests {
             let (share, grad) = L::run(|| {
                 let p: [L; 3] = core::array::from_fn(|a| {
                     let column: Vec<f32> = chunk.iter().map(|q| q[a]).collect();
-                    let index: Vec<u32> = (0..L::WIDTH as u32).collect();
-                    // SAFETY: the indices are below `column.len()`.
-                    #[allow(unsafe_code)]
-                    unsafe {
-                        L::gather(&column, &index)
-                    }
+                    L::from_slice(&column)
                 });
                 let (share, grad) = walls.lanes(p);
                 (

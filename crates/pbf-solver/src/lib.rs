@@ -53,11 +53,9 @@
 //! # Ok::<(), pbf_solver::CoreError>(())
 //! ```
 #![deny(missing_docs)]
-// `unsafe` is denied by default. The SIMD instructions are `pbf-kernels`' alone; the
-// items here that allow `unsafe`, each call with its SAFETY comment, are the neighbour
-// passes that call the lanes' unchecked gathers (`constraint`, `vorticity`,
-// `viscosity`), and tests that call them.
-#![deny(unsafe_code)]
+// No `unsafe` here: the SIMD instructions are `pbf-kernels`' alone, and the passes
+// gather through `pbf-grid`'s checked views of the lists.
+#![forbid(unsafe_code)]
 
 /// The crate README's example, compiled and run as a doc test (the workspace README
 /// shows the same example: `tests/readme.rs` holds the two equal).

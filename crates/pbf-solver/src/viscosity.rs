@@ -19,7 +19,7 @@ use pbf_kernels::Lane;
 /// these positions (the same bits): the solver runs this pass at the step's final
 /// positions instead of one more lambda pass, and weighs the neighbours by the volumes
 /// of its last lambda pass (one position delta earlier with a fixed count).
-#[allow(clippy::too_many_arguments, unsafe_code)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
     nb: &Neighbourhood<'_, D>,
     constraint: &Constraint<'_, D>,
@@ -49,10 +49,7 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
             |first, width| {
                 nb.lists.prefetch_ahead(first, L::WIDTH, packed);
                 let members = nb.lists.members(first);
-                // SAFETY: the members are particles of the lists, below `nb.len()`, the
-                // length of every velocity component (asserted above).
-                let vi: [L; D] =
-                    core::array::from_fn(|a| unsafe { L::gather(velocity[a], members) });
+                let vi: [L; D] = core::array::from_fn(|a| nb.gather_own::<L>(velocity[a], first));
                 let members = &members[..width];
                 let zero = L::splat(0.0);
                 let mut xsph = [zero; D];
@@ -65,9 +62,7 @@ pub(crate) fn xsph_and_curl<L: Lane, const D: usize>(
                     own,
                     #[inline(always)]
                     |j, x, r2, volume| {
-                        // SAFETY: `j` are indices below `nb.len()`, the length of `packed`
-                        // (asserted above).
-                        let vj = unsafe { j.gather4(packed) };
+                        let vj = j.gather4(packed);
                         let dv: [L; D] = core::array::from_fn(|a| vj[a] - vi[a]);
                         let w = L::poly6(kernel, r2);
                         w_sum += w;

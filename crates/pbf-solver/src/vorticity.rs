@@ -21,7 +21,7 @@ use pbf_kernels::Lane;
 /// neighbour). The form with the neighbours' volumes `m / rho_j` would gather the
 /// magnitudes apart, sixteen scalar loads a slot; both vanish exactly for a uniform
 /// `|omega|`.
-#[allow(clippy::too_many_arguments, unsafe_code)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn confinement<L: Lane, const D: usize>(
     nb: &Neighbourhood<'_, D>,
     kernel: &Kernel<D>,
@@ -46,9 +46,7 @@ pub(crate) fn confinement<L: Lane, const D: usize>(
             |first, width| {
                 nb.lists.prefetch_ahead(first, L::WIDTH, omega[3]);
                 let members = nb.lists.members(first);
-                // SAFETY: the members are particles of the lists, below `nb.len()`, the
-                // length of `omega[3]` (asserted above).
-                let magnitude_i = unsafe { L::gather(omega[3], members) };
+                let magnitude_i = nb.gather_own::<L>(omega[3], first);
                 let members = &members[..width];
                 let mut eta = [L::splat(0.0); D];
                 nb.for_each_slot::<L>(

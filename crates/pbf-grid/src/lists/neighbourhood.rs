@@ -21,15 +21,18 @@ pub enum Columns<'a> {
 pub struct Slot<'a, L> {
     /// The slot's entries from the first lane on.
     entries: Columns<'a>,
+    /// The particles of the lists: every entry is below it.
+    bound: usize,
     lanes: core::marker::PhantomData<L>,
 }
 
 #[allow(unsafe_code)]
 impl<'a, L: Lane> Slot<'a, L> {
     #[inline(always)]
-    pub(super) fn new(entries: Columns<'a>) -> Self {
+    pub(super) fn new(entries: Columns<'a>, bound: usize) -> Self {
         Self {
             entries,
+            bound,
             lanes: core::marker::PhantomData,
         }
     }
@@ -45,13 +48,30 @@ impl<'a, L: Lane> Slot<'a, L> {
         })
     }
 
-    /// `quads[j]` for each lane's neighbour `j` ([`Lane::gather4`]).
+    /// `quads[j]` for each lane's neighbour `j` ([`Lane::gather4`]), one value of
+    /// four floats a particle: another per-particle array than the pass's own quads
+    /// (packed with [`pack`] or [`pack_vectors`]).
+    ///
+    /// # Panics
+    /// When `quads` has fewer values than the lists have particles.
+    #[inline(always)]
+    pub fn gather4(&self, quads: &[[f32; 4]]) -> [L; 4] {
+        assert!(
+            quads.len() >= self.bound,
+            "gather4: a value for every particle of the lists"
+        );
+        // SAFETY: every neighbour is a particle of the lists, below `self.bound`,
+        // at most `quads.len()` (asserted above).
+        unsafe { self.gather4_unchecked(quads) }
+    }
+
+    /// [`Self::gather4`] without the length check.
     ///
     /// # Safety
     /// `quads` holds at least the particles of the lists' last build (every neighbour
     /// is one of them).
     #[inline(always)]
-    pub unsafe fn gather4(&self, quads: &[[f32; 4]]) -> [L; 4] {
+    pub(super) unsafe fn gather4_unchecked(&self, quads: &[[f32; 4]]) -> [L; 4] {
         match self.entries {
             // SAFETY: every index is below the lists' particles, at most
             // `quads.len()` (the caller's contract).
@@ -183,6 +203,25 @@ pub fn repack_extra<const D: usize>(quads: &mut [[f32; 4]], extra: &[f32]) {
 }
 
 impl<const D: usize> Neighbourhood<'_, D> {
+    /// The values of the group's own particles (lane `l` particle
+    /// `members(first)[l]`, padding lanes their group's last), from `values`, one a
+    /// particle of the lists.
+    ///
+    /// # Panics
+    /// When `values` has fewer values than the lists have particles.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub fn gather_own<L: Lane>(&self, values: &[f32], first: usize) -> L {
+        assert!(
+            values.len() >= self.lists.len(),
+            "gather_own: a value for every particle of the lists"
+        );
+        // SAFETY: the members are particles of the lists' last build, below
+        // `self.lists.len()` (`NeighbourLists`' invariant), at most `values.len()`
+        // (asserted above).
+        unsafe { L::gather(values, self.lists.members(first)) }
+    }
+
     /// The particles: every index [`Self::for_each_slot`] hands out is below it.
     pub fn len(&self) -> usize {
         self.quads.len()
@@ -291,11 +330,12 @@ impl<const D: usize> Neighbourhood<'_, D> {
         // drops the other kind's code from both.
         match columns {
             Columns::Wide(c) => {
-                let slot = |k: usize| Slot::new(Columns::Wide(&c[k * GROUP..]));
+                let slot = |k: usize| Slot::new(Columns::Wide(&c[k * GROUP..]), self.lists.len());
                 self.walk_slots::<L, AHEAD>(xi, slots, count, slot, f);
             }
             Columns::Narrow(c, base) => {
-                let slot = |k: usize| Slot::new(Columns::Narrow(&c[k * GROUP..], base));
+                let slot =
+                    |k: usize| Slot::new(Columns::Narrow(&c[k * GROUP..], base), self.lists.len());
                 self.walk_slots::<L, AHEAD>(xi, slots, count, slot, f);
             }
         }
@@ -318,7 +358,7 @@ impl<const D: usize> Neighbourhood<'_, D> {
         // SAFETY (every load): the slot's neighbours are entries of the lists, below
         // `self.lists.len()` (`NeighbourLists`' invariant), which is the quads' length
         // (asserted by `walk_group`).
-        let load = |k: usize| unsafe { slot_at(k).gather4(self.quads) };
+        let load = |k: usize| unsafe { slot_at(k).gather4_unchecked(self.quads) };
         // With `AHEAD`, slot `k`'s quads, loaded before the call for slot `k - 1`.
         let mut ahead = if AHEAD && slots > 0 {
             load(0)

@@ -430,7 +430,7 @@ fn pass_sums<L: Lane>(lists: &NeighbourLists, positions: [&[f32]; 3], h: f32) ->
             let mut sum = L::splat(0.0);
             nb.for_each_slot::<L>(first, |j, x, r2, extra| {
                 // SAFETY: the quads have the lists' particles.
-                let q = unsafe { j.gather4(&others) };
+                let q = j.gather4(&others);
                 sum += L::poly6(&kernel, r2) * (extra + x[0] + q[3] + q[1]);
             });
             let mut lanes = [0.0f32; GROUP];

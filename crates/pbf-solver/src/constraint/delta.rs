@@ -22,7 +22,7 @@ impl<const D: usize> Constraint<'_, D> {
     /// and in the domain from `p`'s side the same way: the pass writes the step's
     /// result, with the bits a separate pass over `p_next` would give, without reading
     /// and writing the positions once more.
-    #[allow(clippy::too_many_arguments, unsafe_code)]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn delta_pass<L: Lane>(
         &self,
         nb: &Neighbourhood<'_, D>,
@@ -77,10 +77,7 @@ impl<const D: usize> Constraint<'_, D> {
                     debug_assert_eq!(near_walls, self.near_walls(nb.quads, members));
                     let zero = L::splat(0.0);
                     let wall: [L; D] = if near_walls {
-                        // SAFETY: the members are particles of the lists, below
-                        // `nb.len()`, the length of every component of the gradient
-                        // (`WallGradient` has a value for every particle).
-                        core::array::from_fn(|a| unsafe { L::gather(&wall_gradient[a], all) })
+                        core::array::from_fn(|a| nb.gather_own::<L>(&wall_gradient[a], first))
                     } else {
                         [zero; D]
                     };

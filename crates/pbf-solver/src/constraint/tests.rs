@@ -225,9 +225,6 @@ fn wall_gradients_are_read_only_where_the_lambda_pass_wrote_them() {
 }
 
 /// Lanes from the first values of `values` (as many as the width holds).
-#[allow(unsafe_code)]
 pub(super) fn lanes_of<L: Lane>(values: &[f32; GROUP]) -> L {
-    let indices: [u32; GROUP] = core::array::from_fn(|l| l as u32);
-    // SAFETY: every index is below `GROUP`, the length of `values`.
-    unsafe { L::gather(values, &indices) }
+    L::from_slice(values)
 }
