@@ -1,0 +1,178 @@
+//! Runs the parts of the suite and writes `VALIDATION.md` with its plots.
+//!
+//! One concept per file: the parts, the options, the report and the run as a whole
+//! here; the document's opening in `header`; each part's runs and section in
+//! `stability`, `incompressibility`, `dam_break` and `conservation`.
+
+mod conservation;
+mod dam_break;
+mod header;
+mod incompressibility;
+mod stability;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::conservation::{EnergyTrace, MomentumTrace, ScaleInvariance};
+use super::dam_break::{Deviation, FrontCurve};
+use super::incompressibility::ColumnResult;
+use super::stability::StabilityResult;
+use crate::error::CliError;
+use crate::render::save_png;
+
+/// A part of the suite.
+///
+/// ```
+/// assert_eq!(pbf_cli::validate::Part::ALL.len(), 4);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Part {
+    /// The seed's stability table: fluid dropped into a glass.
+    Stability,
+    /// Density error against iterations in a column at rest.
+    Incompressibility,
+    /// Martin & Moyce's collapsing column.
+    DamBreak,
+    /// Energy, momentum and scale.
+    Conservation,
+}
+
+impl Part {
+    /// Every part, in the document's order.
+    pub const ALL: [Part; 4] = [
+        Part::Stability,
+        Part::Incompressibility,
+        Part::DamBreak,
+        Part::Conservation,
+    ];
+}
+
+/// What to run and where to write.
+///
+/// ```
+/// let o = pbf_cli::validate::ValidateOptions::new("docs");
+/// assert!(!o.quick);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValidateOptions {
+    /// The directory of `VALIDATION.md`; plots go to its `validation/` folder.
+    pub out: PathBuf,
+    /// A reduced grid and shorter runs.
+    pub quick: bool,
+    /// The parts to run (all when empty).
+    pub parts: Vec<Part>,
+    /// The command line to print in the document.
+    pub command: String,
+}
+
+impl ValidateOptions {
+    /// The full suite into `out`.
+    pub fn new(out: impl Into<PathBuf>) -> Self {
+        Self {
+            out: out.into(),
+            quick: false,
+            parts: Vec::new(),
+            command: "pbf validate".into(),
+        }
+    }
+
+    fn runs(&self, part: Part) -> bool {
+        self.parts.is_empty() || self.parts.contains(&part)
+    }
+}
+
+/// Everything a run measured.
+#[derive(Debug, Clone, Default)]
+pub struct ValidationReport {
+    /// The stability cells.
+    pub stability: Vec<StabilityResult>,
+    /// The column under each fixed iteration count, then the adaptive mode.
+    pub columns: Vec<ColumnResult>,
+    /// Dam-break front curves with their deviation from the published points.
+    pub dam_breaks: Vec<(FrontCurve, Deviation)>,
+    /// Closed-box energy traces.
+    pub energy: Vec<EnergyTrace>,
+    /// Momentum traces.
+    pub momentum: Vec<MomentumTrace>,
+    /// The scale experiment.
+    pub scale: Option<ScaleInvariance>,
+    /// The document written.
+    pub document: PathBuf,
+    /// Wall-clock time of the whole run.
+    pub wall_time: Duration,
+}
+
+/// Runs the suite and writes the document; progress lines go to `log`.
+///
+/// # Errors
+/// [`CliError::Simulation`] when a run fails other than by diverging (a stability cell
+/// that diverges is a result), [`CliError::Write`] when the files cannot be written.
+///
+/// ```
+/// use pbf_cli::validate::{validate, Part, ValidateOptions};
+/// let dir = tempfile::tempdir().unwrap();
+/// let mut options = ValidateOptions::new(dir.path());
+/// options.quick = true;
+/// options.parts = vec![Part::Conservation];
+/// let report = validate(&options, &mut std::io::sink())?;
+/// assert!(report.scale.is_some() && report.stability.is_empty());
+/// assert!(dir.path().join("VALIDATION.md").exists());
+/// # Ok::<(), pbf_cli::CliError>(())
+/// ```
+pub fn validate(
+    options: &ValidateOptions,
+    log: &mut dyn Write,
+) -> Result<ValidationReport, CliError> {
+    let start = Instant::now();
+    let plots = options.out.join("validation");
+    std::fs::create_dir_all(&plots).map_err(|e| CliError::write(&plots, e))?;
+    let mut report = ValidationReport::default();
+    let quick = options.quick;
+    if options.runs(Part::Stability) {
+        stability::run(quick, log, &mut report)?;
+    }
+    if options.runs(Part::Incompressibility) {
+        incompressibility::run(quick, log, &mut report)?;
+    }
+    if options.runs(Part::DamBreak) {
+        dam_break::run(quick, log, &mut report)?;
+    }
+    if options.runs(Part::Conservation) {
+        conservation::run(quick, log, &mut report)?;
+    }
+    report.wall_time = start.elapsed();
+    report.document = options.out.join("VALIDATION.md");
+    let text = document(options, &report, &plots)?;
+    std::fs::write(&report.document, text).map_err(|e| CliError::write(&report.document, e))?;
+    Ok(report)
+}
+
+/// Saves a plot into `dir` and returns its path as the document links it.
+fn save(img: &image::RgbImage, dir: &Path, name: &str) -> Result<String, CliError> {
+    save_png(img, &dir.join(name))?;
+    Ok(format!("validation/{name}"))
+}
+
+/// The document: its opening, then the section of every part that ran.
+fn document(
+    options: &ValidateOptions,
+    r: &ValidationReport,
+    plots: &Path,
+) -> Result<String, CliError> {
+    let mut md = String::new();
+    header::write(&mut md, options, r);
+    if !r.stability.is_empty() {
+        stability::section(&mut md, r, stability::timing(options.quick), plots)?;
+    }
+    if !r.columns.is_empty() {
+        incompressibility::section(&mut md, r, plots)?;
+    }
+    if !r.dam_breaks.is_empty() {
+        dam_break::section(&mut md, r, plots)?;
+    }
+    if !r.energy.is_empty() || r.scale.is_some() {
+        conservation::section(&mut md, r, plots)?;
+    }
+    Ok(md)
+}
