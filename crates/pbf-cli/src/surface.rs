@@ -212,6 +212,37 @@ pub struct SurfaceMesh {
 }
 
 impl SurfaceMesh {
+    /// A closed box of 12 outward-facing triangles from `lo` to `hi` (for tests).
+    #[cfg(test)]
+    pub(crate) fn cuboid(lo: [f32; 3], hi: [f32; 3]) -> SurfaceMesh {
+        let vertices = (0..8)
+            .map(|i| {
+                [
+                    if i & 1 == 0 { lo[0] } else { hi[0] },
+                    if i & 2 == 0 { lo[1] } else { hi[1] },
+                    if i & 4 == 0 { lo[2] } else { hi[2] },
+                ]
+            })
+            .collect();
+        let quads = [
+            [0, 2, 3, 1],
+            [4, 5, 7, 6],
+            [0, 1, 5, 4],
+            [2, 6, 7, 3],
+            [0, 4, 6, 2],
+            [1, 3, 7, 5],
+        ];
+        let triangles = quads
+            .iter()
+            .flat_map(|&[a, b, c, d]| [[a, b, c], [a, c, d]])
+            .collect();
+        Self {
+            vertices,
+            triangles,
+            ..Default::default()
+        }
+    }
+
     /// Reconstructs the surface of the particles of a 3D `frame`, and interpolates their
     /// velocity and density to its vertices. A frame without particles has an empty
     /// surface.
@@ -571,32 +602,7 @@ mod tests {
     /// A closed unit cube of 12 outward-facing triangles, offset from the origin (the
     /// divergence-theorem volume does not depend on where the origin is).
     fn cube() -> SurfaceMesh {
-        let vertices = (0..8)
-            .map(|i| {
-                [
-                    (i & 1) as f32 + 3.0,
-                    ((i >> 1) & 1) as f32 - 2.0,
-                    (i >> 2) as f32 + 0.5,
-                ]
-            })
-            .collect();
-        let quads = [
-            [0, 2, 3, 1],
-            [4, 5, 7, 6],
-            [0, 1, 5, 4],
-            [2, 6, 7, 3],
-            [0, 4, 6, 2],
-            [1, 3, 7, 5],
-        ];
-        let triangles = quads
-            .iter()
-            .flat_map(|&[a, b, c, d]| [[a, b, c], [a, c, d]])
-            .collect();
-        SurfaceMesh {
-            vertices,
-            triangles,
-            ..Default::default()
-        }
+        SurfaceMesh::cuboid([3.0, -2.0, 0.5], [4.0, -1.0, 1.5])
     }
 
     #[test]

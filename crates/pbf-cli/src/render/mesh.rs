@@ -148,36 +148,6 @@ mod tests {
     use super::*;
     use pbf_solver::scenes::AnySolver;
 
-    /// A closed box of 12 outward-facing triangles from `lo` to `hi`.
-    fn cuboid(lo: [f32; 3], hi: [f32; 3]) -> SurfaceMesh {
-        let vertices = (0..8)
-            .map(|i| {
-                [
-                    if i & 1 == 0 { lo[0] } else { hi[0] },
-                    if i & 2 == 0 { lo[1] } else { hi[1] },
-                    if i & 4 == 0 { lo[2] } else { hi[2] },
-                ]
-            })
-            .collect();
-        let quads = [
-            [0, 2, 3, 1],
-            [4, 5, 7, 6],
-            [0, 1, 5, 4],
-            [2, 6, 7, 3],
-            [0, 4, 6, 2],
-            [1, 3, 7, 5],
-        ];
-        let triangles = quads
-            .iter()
-            .flat_map(|&[a, b, c, d]| [[a, b, c], [a, c, d]])
-            .collect();
-        SurfaceMesh {
-            vertices,
-            triangles,
-            ..Default::default()
-        }
-    }
-
     #[test]
     fn a_box_covers_its_projection_in_its_front_face_colour() {
         let solver = pbf_solver::scenes::build("dam-break", 1000).expect("scene");
@@ -190,7 +160,7 @@ mod tests {
             [at(0.3, 0), at(0.2, 1), at(0.3, 2)],
             [at(0.6, 0), at(0.7, 1), at(0.8, 2)],
         );
-        let mut mesh = cuboid(blo, bhi);
+        let mut mesh = SurfaceMesh::cuboid(blo, bhi);
         let range = ColourRange {
             lo: 0.0,
             hi: 1.0,
