@@ -6,6 +6,7 @@
 //! files list each frame with its simulated time.
 
 use crate::common;
+use common::series_entries;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -552,24 +553,6 @@ fn bgeo_and_ply_name_their_attributes_as_the_tools_do() {
 
 // ---------------------------------------------------------------------------------------
 // Series files.
-
-/// The `(name, time)` entries of a `.series` file, checked for ParaView's layout.
-fn series_entries(path: &Path) -> Vec<(String, f64)> {
-    let text = std::fs::read_to_string(path).expect("series file");
-    let json: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
-    assert_eq!(json["file-series-version"], "1.0", "{text}");
-    json["files"]
-        .as_array()
-        .expect("files")
-        .iter()
-        .map(|f| {
-            (
-                f["name"].as_str().expect("name").to_owned(),
-                f["time"].as_f64().expect("time"),
-            )
-        })
-        .collect()
-}
 
 /// Asserts that `(name, time)` entries are `expected`, times to the last bit but one
 /// (JSON readers need not parse decimals exactly).

@@ -4,6 +4,7 @@
 //! name the flag.
 
 use crate::common;
+use common::series_entries;
 
 use std::collections::HashMap;
 use std::io::BufReader;
@@ -534,24 +535,6 @@ fn surfaces_belong_to_the_run_and_overwrite_clears_them() {
             "surfaces.obj.series"
         ]
     );
-}
-
-/// The `(name, time)` entries of a `.series` file, checked for ParaView's layout.
-fn series_entries(path: &Path) -> Vec<(String, f64)> {
-    let text = std::fs::read_to_string(path).expect("series file");
-    let json: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
-    assert_eq!(json["file-series-version"], "1.0", "{text}");
-    json["files"]
-        .as_array()
-        .expect("files")
-        .iter()
-        .map(|f| {
-            (
-                f["name"].as_str().expect("name").to_owned(),
-                f["time"].as_f64().expect("time"),
-            )
-        })
-        .collect()
 }
 
 #[test]

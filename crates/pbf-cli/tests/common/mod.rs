@@ -50,3 +50,21 @@ fn same<const D: usize>(a: &Solver<D>, b: &Solver<D>, what: &str) {
         );
     }
 }
+
+/// The `(name, time)` entries of a `.series` file, checked for ParaView's layout.
+pub fn series_entries(path: &std::path::Path) -> Vec<(String, f64)> {
+    let text = std::fs::read_to_string(path).expect("series file");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    assert_eq!(json["file-series-version"], "1.0", "{text}");
+    json["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| {
+            (
+                f["name"].as_str().expect("name").to_owned(),
+                f["time"].as_f64().expect("time"),
+            )
+        })
+        .collect()
+}
