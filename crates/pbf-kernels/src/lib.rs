@@ -84,6 +84,7 @@ mod poly6;
 mod simd;
 mod spiky;
 mod tensile;
+mod viscosity;
 mod walls;
 
 pub use error::KernelError;

@@ -632,3 +632,57 @@ proptest! {
         prop_assert!(planar[0] == 0.0 && planar[1] == 0.0 && spatial[0] == 0.0 && spatial[1] == 0.0);
     }
 }
+
+/// The viscosity pair terms summed over a lattice approximate `nu` times the Laplacian
+/// of the velocity: exactly zero for a linear shear `v = (y, 0, 0)` (by the lattice's
+/// symmetry), and for `v = (y^2, 0, 0)` a sum along x alone that approaches `2 nu` as
+/// the kernel spans more spacings (the SPH Laplacian converges with its neighbours):
+/// the relative error at h = 4 spacings is below that at h = 2.
+#[test]
+fn viscosity_terms_sum_to_the_laplacian_on_a_lattice() {
+    let (h, nu) = (0.1f32, 1e-3f32);
+    let k = Kernel::<3>::new(h).unwrap();
+    let sum = |spacings: i32, field: &dyn Fn([f32; 3]) -> f32| {
+        let s = h / spacings as f32;
+        let volume = s * s * s;
+        let mut a = [0.0f32; 3];
+        for i in -spacings..=spacings {
+            for j in -spacings..=spacings {
+                for l in -spacings..=spacings {
+                    if (i, j, l) == (0, 0, 0) {
+                        continue;
+                    }
+                    let xj = [i as f32 * s, j as f32 * s, l as f32 * s];
+                    let x = xj.map(|c| -c);
+                    let r2 = norm2(x);
+                    if !within(r2, k.h2()) {
+                        continue;
+                    }
+                    let dv = [field([0.0; 3]) - field(xj), 0.0, 0.0];
+                    let t = k.viscosity_term(nu, volume, dv, x, r2, k.spiky_gradient_factor(r2));
+                    for c in 0..3 {
+                        a[c] += t[c];
+                    }
+                }
+            }
+        }
+        a
+    };
+    let expected = 2.0 * nu;
+    let mut errors = Vec::new();
+    for spacings in [2, 3, 4] {
+        let shear = sum(spacings, &|p| p[1]);
+        assert!(
+            shear.iter().all(|c| c.abs() < 1e-6),
+            "linear shear at h = {spacings} s: {shear:?}"
+        );
+        let parabola = sum(spacings, &|p| p[1] * p[1]);
+        assert!(
+            parabola[0] > 0.0 && parabola[1].abs() < 1e-6 && parabola[2].abs() < 1e-6,
+            "parabola at h = {spacings} s: {parabola:?}"
+        );
+        errors.push((parabola[0] - expected).abs() / expected);
+    }
+    eprintln!("relative error of the Laplacian at h = 2, 3, 4 spacings: {errors:?}");
+    assert!(errors[2] < errors[0], "no convergence: {errors:?}");
+}

@@ -97,6 +97,7 @@ tuple_lanes!(A 0);
 tuple_lanes!(A 0, B 1);
 tuple_lanes!(A 0, B 1, C 2);
 tuple_lanes!(A 0, B 1, C 2, E 3);
+tuple_lanes!(A 0, B 1, C 2, E 3, F 4);
 
 fn same_bits(expected: f32, got: f32) -> bool {
     expected.to_bits() == got.to_bits() || (expected.is_nan() && got.is_nan())
@@ -408,6 +409,7 @@ mod terms {
     lanes_bit_identical!(lane_square_root: |s| (x: f32 = value()) => x.sqrt(), L::square_root(x));
     lanes_bit_identical!(lane_max_zero: |s| (x: f32 = value()) => if x > 0.0 { x } else { 0.0 }, x.max_zero());
     lanes_bit_identical!(lane_select_gt: |s| (x: f32 = value(), y: f32 = value(), yes: f32 = value(), no: f32 = value()) => if x > y { yes } else { no }, x.select_gt(y, yes, no));
+    lanes_bit_identical!(viscosity_term: |s| (volume: f32 = value(), dv: [f32; D] = vector::<D>(), x: [f32; D] = offset::<D>(s.kernel.h()), factor: f32 = gradient_factor(s.kernel)) => s.kernel.viscosity_term(s.uniform, volume, dv, x, norm2(x), factor), s.kernel.viscosity_term_lanes(s.uniform, volume, dv, x, norm2_lanes(x), factor));
     lanes_bit_identical!(vorticity_gradient_term: |s| (volume: f32 = value(), d_magnitude: f32 = value(), grad: [f32; D] = gradient(s.kernel)) => s.kernel.vorticity_gradient_term(volume, d_magnitude, grad), s.kernel.vorticity_gradient_term_lanes(volume, d_magnitude, grad));
 }
 
