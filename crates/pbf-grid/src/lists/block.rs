@@ -77,8 +77,8 @@ impl Head {
 ///
 /// The lanes are the block's particles by descending list length ([`Self::members`]),
 /// not in their order: a group's lists are then of nearly one length, and its slots
-/// carry little padding (1.5% of the lanes' entries in the peers' tank at 97k,
-/// against 11-13% for groups of sixteen consecutive particles). A pass's sums do not
+/// carry little padding (far less than groups of sixteen consecutive particles, whose
+/// list lengths differ from lane to lane). A pass's sums do not
 /// depend on it: each particle's terms come from its own list, in its order.
 ///
 /// A group whose indices span at most [`NARROW_SPAN`] (nearly every group up to a few
@@ -178,8 +178,8 @@ impl ListBlock {
 /// words, in place. Returns the base, or [`WIDE`] (and the columns as they were).
 pub(super) fn narrow(columns: &mut [u32], own: &[u32; GROUP], span: u32) -> u32 {
     // Slot by slot, lane by lane: sixteen independent minima and maxima, which the
-    // compiler keeps on vector registers (one chain through every entry was 45% of
-    // the portable transpose's samples).
+    // compiler keeps on vector registers (one chain through every entry would make
+    // the transpose wait on each comparison in turn).
     let (mut lo, mut hi) = (*own, *own);
     for slot in columns.chunks_exact(GROUP) {
         for l in 0..GROUP {

@@ -105,9 +105,9 @@ const SCRATCH_BLOCKS: usize = 16;
 /// `blocks`: as many as leave 64 chunks or more to share among the threads, at most
 /// [`SCRATCH_BLOCKS`]; it depends on the particle count only.
 ///
-/// Scratch of its own for every block would be written once a step and, at 1M
-/// particles, take 270 MB whose lines the sifters' writes first fetch from memory;
-/// shared, the scratch stays small and warm in the cache.
+/// Scratch of its own for every block would be written once a step and, for large
+/// counts, take hundreds of megabytes whose lines the sifters' writes first fetch from
+/// memory; shared, the scratch stays small and warm in the cache.
 fn scratch_blocks(blocks: usize) -> usize {
     (blocks / 64).clamp(1, SCRATCH_BLOCKS)
 }
@@ -151,11 +151,10 @@ pub fn max_candidates<const D: usize>(radius: f32, spacing: f32) -> usize {
 pub const GROUP: usize = 16;
 
 /// The most particles for which a build orders every block's lanes by list length
-/// (`ListBlock::members`); from there on the lanes keep the particles' order. In
-/// the peers' tank at 97k the sorted lanes made the constraint phase 3% and the
-/// substep 2.7% faster, and the dam break's step at 10k 5%; at 1M, where every
-/// pass streams its per-particle arrays from memory, reading and writing them in a
-/// block's sorted order made the step 1.5% slower.
+/// (`ListBlock::members`); from there on the lanes keep the particles' order. Sorted
+/// lanes carry less padding, which pays while the per-particle arrays fit the caches;
+/// beyond, where every pass streams them from memory, reading and writing them in a
+/// block's sorted order costs more than the padding saves.
 pub const SORT_BELOW: usize = 1 << 19;
 
 /// A build stopped: a particle has more candidates than the limit allows.
@@ -334,12 +333,10 @@ impl NeighbourLists {
                         let room = BLOCK * per_particle;
                         rows.reserve(room);
                         // The same room for the columns, and a quarter more for the
-                        // padding of the groups (12% in the dam break at 97k). The
-                        // allocation reserves `room` more, which is never written (so not
-                        // resident): with the blocks' columns that much apart, as they were
-                        // when each block kept its scratch between them, the constraint
-                        // phase at 1M particles measured 3% faster than with them close
-                        // (149-157 ms against 155-165, alternating runs on 2 threads).
+                        // padding of the groups. The allocation reserves `room` more,
+                        // which is never written (so not resident): with the blocks'
+                        // columns that much apart, the passes over large counts run
+                        // faster than with them close (fewer conflicts in the caches).
                         if block.columns.len() < room + room / 4 {
                             let extra = 2 * room + room / 4 - block.columns.len();
                             block.columns.reserve_exact(extra);
@@ -450,9 +447,8 @@ impl NeighbourLists {
     /// gather from a grid cell (a block with a particle among the cell's candidates)
     /// announces the cell's lines, so that every line a block's lists gather is
     /// announced by it or an earlier block of its chunk. One sweep of the cells, on
-    /// one thread (5.3 ms at 1M particles, where sifting and transposing the lists
-    /// take about 95 ms of one thread), beside the sifting: on two threads the other
-    /// thread sifts meanwhile.
+    /// one thread (a small part of what the sifting takes), beside the sifting: on two
+    /// threads the other thread sifts meanwhile.
     fn mark_ahead<const D: usize>(ahead: &mut [Vec<u32>], grid: &Grid<D>) {
         for lines in ahead.iter_mut() {
             lines.clear();
@@ -511,8 +507,7 @@ impl NeighbourLists {
     /// pass's first touches of lines are under way a block before it needs them.
     /// Nothing off x86-64.
     ///
-    /// The columns' lines: at 1M particles (2 threads) they made the constraint phase
-    /// another 5% faster (148-153 ms against 158-165), at 97k about 2%.
+    /// The columns' lines too: a pass over a block reads them first.
     #[inline(always)]
     pub fn prefetch_next<T>(&self, first: usize, width: usize, data: &[T]) {
         let next = first / BLOCK + 1;

@@ -276,8 +276,8 @@ impl<const D: usize> Neighbourhood<'_, D> {
 
     /// [`Self::for_each_slot_ahead`] without loading ahead: each slot's quads are
     /// loaded in its own turn. For the XSPH pass, which gathers the neighbours'
-    /// velocities as well in every call: with it loading ahead too, the velocity
-    /// phase of the 97k dam break was about 9% slower.
+    /// velocities as well in every call: loading ahead too would hold more registers
+    /// than the pass has, and slow its phase.
     #[inline(always)]
     pub fn for_each_slot_from<L: Lane>(
         &self,

@@ -308,9 +308,7 @@ pub(super) fn close_lists(block: &mut Rows, used: usize, stride: usize, at: &[us
 
 /// The fewest particles of a cell for which the sifters copy the cell's candidates
 /// into one run first: fewer are walked once or twice, and the copy costs about as
-/// much as a walk's partly empty blocks (97k dam break, 1 thread: the sixteen-wide
-/// sifter's samples fell 5-7% with the copy from 3, 5 or 8 particles on, the copy
-/// taking a fifth of what remained).
+/// much as a walk's partly empty blocks.
 pub(super) const PACK_FROM: usize = 5;
 
 /// Makes `packed` (see [`Rows`]) hold `count` candidates of `dimension` axes, and
@@ -374,9 +372,8 @@ pub(super) fn pack_run<const D: usize>(
 /// Appends to `out` the points of `ranges` within `sqrt(h2)` of `p`, ascending when
 /// the ranges are: those with `norm2(p - x_j) < h2` at `positions`, the test of
 /// `pbf_kernels::within(pbf_kernels::norm2(p - x_j), h2)` with the same bits, eight
-/// candidates at a time. The repairs of the 97k dam break's splash took 1.21-1.30 ms a
-/// step with a scalar walk, 1.11-1.17 ms with this one: most of what is left is the
-/// cache misses of moved particles scattered over the fluid.
+/// candidates at a time. What a repair then spends is mostly the cache misses of moved
+/// particles scattered over the fluid.
 ///
 /// # Panics
 /// When a range reaches past the positions (a bug in the caller).
