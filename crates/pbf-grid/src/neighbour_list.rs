@@ -146,7 +146,7 @@ impl NeighbourList {
         if let Err(e) = self.lists.build(grid, sorted, h * h, self.room) {
             unreachable!("the candidate limit is above every point's candidates: {e}");
         }
-        let total: u64 = (0..n).map(|i| self.lists.count(i) as u64).sum();
+        let total = self.lists.pairs();
         let mean = total.div_ceil(n.max(1) as u64) as usize;
         self.room = self.room.max(mean + mean / 2 + 8);
         if total > u64::from(u32::MAX) {
