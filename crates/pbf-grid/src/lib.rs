@@ -96,9 +96,9 @@
 //! # Ok::<(), pbf_grid::GridError>(())
 //! ```
 #![deny(missing_docs)]
-// `unsafe` is denied but in the neighbour lists' unchecked loads (`lists`), each
-// block with its `SAFETY` note; the SIMD instructions live in `pbf-kernels`.
-#![deny(unsafe_code)]
+// No `unsafe`: the SIMD instructions and the unchecked loads live in `pbf-kernels`;
+// the lists gather through indices checked once a group (`pbf_kernels::Bounded`).
+#![forbid(unsafe_code)]
 
 /// The README's example, compiled and run as a doc test.
 #[cfg(doctest)]

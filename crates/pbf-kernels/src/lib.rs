@@ -91,7 +91,9 @@ pub use error::KernelError;
 pub use kernel::Kernel;
 #[cfg(target_arch = "x86_64")]
 pub use lane::Sift16;
-pub use lane::{Eight, Index, Lane, LaneKind, MAX_WIDTH, WithEight, WithLane, load8, prefetch};
+pub use lane::{
+    Bounded, Eight, Index, Lane, LaneKind, MAX_WIDTH, WithEight, WithLane, load8, prefetch,
+};
 pub use simd::SimdF32;
 pub use tensile::TensileCorrection;
 pub use walls::{SAMPLES, WallTables};

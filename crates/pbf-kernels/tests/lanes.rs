@@ -20,7 +20,7 @@
 //! its gradient; `tests/kernel_maths.rs` checks the gradient against it.)
 
 use pbf_kernels::{
-    Kernel, Lane, LaneKind, MAX_WIDTH, TensileCorrection, WallTables, WithLane, f32x8,
+    Bounded, Kernel, Lane, LaneKind, MAX_WIDTH, TensileCorrection, WallTables, WithLane, f32x8,
 };
 use pbf_kernels::{norm2, norm2_lanes};
 use proptest::array::{uniform, uniform16};
@@ -463,4 +463,89 @@ fn the_dispatcher_runs_every_available_backend() {
     }
     assert!(LaneKind::Scalar.is_available() && LaneKind::Portable.is_available());
     assert!(LaneKind::widest().is_available());
+}
+
+/// The safe gathers, on every backend: the values of the scalar path's indexing, by
+/// indices and by `u16` offsets, and a panic (never a read) for an index past the
+/// values, whichever lane holds it.
+#[test]
+fn gathers_read_the_indexed_values_and_refuse_an_index_past_them() {
+    struct Gathers;
+    impl WithLane for Gathers {
+        type Output = ();
+        fn run<L: Lane>(self) {
+            let values: Vec<f32> = (0..40).map(|i| i as f32 * 0.5 - 3.0).collect();
+            let quads: Vec<[f32; 4]> = (0..40)
+                .map(|i| {
+                    [
+                        i as f32,
+                        -(i as f32),
+                        0.25 * i as f32,
+                        1.0 / (1.0 + i as f32),
+                    ]
+                })
+                .collect();
+            let indices: [u32; 16] = std::array::from_fn(|l| (7 * l as u32 + 3) % 40);
+            let offsets: [u16; 16] = indices.map(|i| i as u16);
+            let mut lanes = [0.0f32; MAX_WIDTH];
+            L::run(|| L::gather(&values, &indices)).store(&mut lanes[..L::WIDTH]);
+            for l in 0..L::WIDTH {
+                assert_eq!(lanes[l], values[indices[l] as usize], "gather, lane {l}");
+            }
+            let by_index = L::run(|| L::gather4(&quads, &indices));
+            let by_offset = L::run(|| L::gather4(&quads, &offsets));
+            for c in 0..4 {
+                for (got, what) in [(by_index[c], "indices"), (by_offset[c], "offsets")] {
+                    got.store(&mut lanes[..L::WIDTH]);
+                    for l in 0..L::WIDTH {
+                        let expected = quads[indices[l] as usize][c];
+                        assert_eq!(lanes[l], expected, "gather4 by {what}, lane {l}");
+                    }
+                }
+            }
+            let checked = Bounded::new(&indices[..], 40).expect("all below 40");
+            let suffix = checked.suffix(16 - L::WIDTH);
+            L::run(|| L::gather_in(&values, suffix)).store(&mut lanes[..L::WIDTH]);
+            assert_eq!(lanes[0], values[indices[16 - L::WIDTH] as usize]);
+            // An index past the values in the last lane, then in the first.
+            for lane in [L::WIDTH - 1, 0] {
+                let mut bad = indices;
+                bad[lane] = 40;
+                let read = std::panic::catch_unwind(|| L::run(|| L::gather(&values, &bad)));
+                assert!(read.is_err(), "gather past the values in lane {lane}");
+                let read = std::panic::catch_unwind(|| L::run(|| L::gather4(&quads, &bad)));
+                assert!(read.is_err(), "gather4 past the quads in lane {lane}");
+            }
+            // Checked indices against a shorter array than their bound.
+            let short =
+                std::panic::catch_unwind(|| L::run(|| L::gather_in(&values[..39], checked)));
+            assert!(short.is_err(), "gather_in from fewer values than the bound");
+        }
+    }
+    for kind in LaneKind::ALL {
+        match kind.dispatch(Gathers) {
+            Ok(()) => {}
+            Err(_) => kind.report_skipped(),
+        }
+    }
+}
+
+/// A run of indices is checked whole: one index at or past the bound anywhere in it
+/// refuses the run, and `u16` offsets into more than 65,536 values need no scan.
+#[test]
+fn bounded_refuses_any_index_at_or_past_the_bound() {
+    let run: Vec<u32> = (0..100).map(|i| (i * 37) % 1000).collect();
+    assert!(Bounded::new(&run, 1000).is_some());
+    for at in [0, 15, 16, 57, 99] {
+        let mut bad = run.clone();
+        bad[at] = 1000;
+        assert!(Bounded::new(&bad, 1000).is_none(), "index at {at}");
+        bad[at] = u32::MAX;
+        assert!(Bounded::new(&bad, 1000).is_none(), "u32::MAX at {at}");
+    }
+    assert!(Bounded::<u32>::new(&[], 0).is_some(), "an empty run");
+    assert!(Bounded::new(&[0u32], 0).is_none(), "nothing is below 0");
+    assert!(Bounded::new(&[u16::MAX], 65_536).is_some());
+    assert!(Bounded::new(&[u16::MAX], 65_535).is_none());
+    assert!(Bounded::new(&[u32::MAX], usize::MAX).is_some());
 }

@@ -81,7 +81,7 @@ pub use sift::{Sifter, near};
 
 use crate::parallel::{for_each_chunk_of, for_each_chunk_with, join, stretches};
 use pbf_kernels::f32x8;
-use pbf_kernels::{Eight, Lane, LaneKind, WithEight};
+use pbf_kernels::{Bounded, Eight, Index, Lane, LaneKind, WithEight};
 
 /// Particles per list block.
 pub const BLOCK: usize = 256;

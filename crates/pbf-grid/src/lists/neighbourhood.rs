@@ -16,35 +16,40 @@ pub enum Columns<'a> {
 /// One slot of a group as a pass gets it ([`Neighbourhood::for_each_slot`]): each
 /// lane's neighbour, by which the pass gathers per-particle arrays. A narrow group's
 /// neighbours gather from the array's part from their base on, by their 16-bit
-/// offsets (no index is formed).
+/// offsets (no index is formed). The entries were checked against the lists'
+/// particles once for the group ([`Bounded`]): a gather compares only the array's
+/// length.
 #[derive(Clone, Copy)]
 pub struct Slot<'a, L> {
     /// The slot's entries from the first lane on.
-    entries: Columns<'a>,
-    /// The particles of the lists: every entry is below it.
-    bound: usize,
+    entries: Entries<'a>,
     lanes: core::marker::PhantomData<L>,
 }
 
-#[allow(unsafe_code)]
+/// A slot's entries, every neighbour checked to be a particle of the lists.
+#[derive(Clone, Copy)]
+pub(super) enum Entries<'a> {
+    /// Indices below the lists' particles.
+    Wide(Bounded<'a, u32>),
+    /// Offsets from the base (the second field), below the particles past the base.
+    Narrow(Bounded<'a, u16>, u32),
+}
+
 impl<'a, L: Lane> Slot<'a, L> {
     #[inline(always)]
-    pub(super) fn new(entries: Columns<'a>, bound: usize) -> Self {
+    pub(super) fn new(entries: Entries<'a>) -> Self {
         Self {
             entries,
-            bound,
             lanes: core::marker::PhantomData,
         }
     }
 
     /// The neighbours' indices, one a lane (0 past the lanes).
     pub fn indices(&self) -> [u32; GROUP] {
-        core::array::from_fn(|l| {
-            if l < L::WIDTH {
-                self.entries.lane(0, l)
-            } else {
-                0
-            }
+        core::array::from_fn(|l| match self.entries {
+            _ if l >= L::WIDTH => 0,
+            Entries::Wide(c) => c.indices()[l],
+            Entries::Narrow(c, base) => base + u32::from(c.indices()[l]),
         })
     }
 
@@ -56,32 +61,9 @@ impl<'a, L: Lane> Slot<'a, L> {
     /// When `quads` has fewer values than the lists have particles.
     #[inline(always)]
     pub fn gather4(&self, quads: &[[f32; 4]]) -> [L; 4] {
-        assert!(
-            quads.len() >= self.bound,
-            "gather4: a value for every particle of the lists"
-        );
-        // SAFETY: every neighbour is a particle of the lists, below `self.bound`,
-        // at most `quads.len()` (asserted above).
-        unsafe { self.gather4_unchecked(quads) }
-    }
-
-    /// [`Self::gather4`] without the length check.
-    ///
-    /// # Safety
-    /// `quads` holds at least the particles of the lists' last build (every neighbour
-    /// is one of them).
-    #[inline(always)]
-    pub(super) unsafe fn gather4_unchecked(&self, quads: &[[f32; 4]]) -> [L; 4] {
         match self.entries {
-            // SAFETY: every index is below the lists' particles, at most
-            // `quads.len()` (the caller's contract).
-            Columns::Wide(c) => unsafe { L::gather4(quads, c) },
-            // SAFETY: `base + offset` is a neighbour, below `quads.len()` (the
-            // caller's contract): so is `base`, and every offset is below the rest's
-            // length.
-            Columns::Narrow(c, base) => unsafe {
-                L::gather4(quads.get_unchecked(base as usize..), c)
-            },
+            Entries::Wide(c) => L::gather4_in(quads, c),
+            Entries::Narrow(c, base) => L::gather4_in(&quads[base as usize..], c),
         }
     }
 }
@@ -210,16 +192,12 @@ impl<const D: usize> Neighbourhood<'_, D> {
     /// # Panics
     /// When `values` has fewer values than the lists have particles.
     #[inline(always)]
-    #[allow(unsafe_code)]
     pub fn gather_own<L: Lane>(&self, values: &[f32], first: usize) -> L {
         assert!(
             values.len() >= self.lists.len(),
             "gather_own: a value for every particle of the lists"
         );
-        // SAFETY: the members are particles of the lists' last build, below
-        // `self.lists.len()` (`NeighbourLists`' invariant), at most `values.len()`
-        // (asserted above).
-        unsafe { L::gather(values, self.lists.members(first)) }
+        L::gather(values, self.lists.members(first))
     }
 
     /// The particles: every index [`Self::for_each_slot`] hands out is below it.
@@ -265,13 +243,9 @@ impl<const D: usize> Neighbourhood<'_, D> {
     /// When the quads and the lists are not of the same particles (a bug in the
     /// caller).
     #[inline(always)]
-    #[allow(unsafe_code)]
     pub fn own<L: Lane>(&self, first: usize) -> [L; 4] {
         assert_eq!(self.quads.len(), self.lists.len(), "quads and lists");
-        // SAFETY: the members are particles of the lists' last build, below
-        // `self.lists.len()` (`NeighbourLists`' invariant), the quads' length
-        // (asserted above).
-        unsafe { L::gather4(self.quads, self.lists.members(first)) }
+        L::gather4(self.quads, self.lists.members(first))
     }
 
     /// [`Self::for_each_slot_ahead`] without loading ahead: each slot's quads are
@@ -327,15 +301,21 @@ impl<const D: usize> Neighbourhood<'_, D> {
         };
         let count = L::counts(counts);
         // One loop a kind of group, each with its kind of slot known: the compiler
-        // drops the other kind's code from both.
+        // drops the other kind's code from both. The group's entries are checked
+        // once (a pass over them, as lanes), not a lane per gather.
+        let n = self.lists.len();
         match columns {
             Columns::Wide(c) => {
-                let slot = |k: usize| Slot::new(Columns::Wide(&c[k * GROUP..]), self.lists.len());
+                let c = checked(c, n, slots, L::WIDTH);
+                let slot = |k: usize| Slot::new(Entries::Wide(c.suffix(k * GROUP)));
                 self.walk_slots::<L, AHEAD>(xi, slots, count, slot, f);
             }
             Columns::Narrow(c, base) => {
-                let slot =
-                    |k: usize| Slot::new(Columns::Narrow(&c[k * GROUP..], base), self.lists.len());
+                let past_base = n
+                    .checked_sub(base as usize)
+                    .expect("a base inside the lists");
+                let c = checked(c, past_base, slots, L::WIDTH);
+                let slot = |k: usize| Slot::new(Entries::Narrow(c.suffix(k * GROUP), base));
                 self.walk_slots::<L, AHEAD>(xi, slots, count, slot, f);
             }
         }
@@ -343,7 +323,6 @@ impl<const D: usize> Neighbourhood<'_, D> {
 
     /// The loop of [`Self::for_each_slot`] over `slots` slots.
     #[inline(always)]
-    #[allow(unsafe_code)]
     pub(super) fn walk_slots<'c, L: Lane, const AHEAD: bool>(
         &self,
         xi: [L; D],
@@ -355,10 +334,7 @@ impl<const D: usize> Neighbourhood<'_, D> {
         // The slot's index as lanes (see `Lane::mask_counts`): exact, a list is far
         // shorter than 2^24 entries.
         let mut slot = L::splat(0.0);
-        // SAFETY (every load): the slot's neighbours are entries of the lists, below
-        // `self.lists.len()` (`NeighbourLists`' invariant), which is the quads' length
-        // (asserted by `walk_group`).
-        let load = |k: usize| unsafe { slot_at(k).gather4_unchecked(self.quads) };
+        let load = |k: usize| slot_at(k).gather4(self.quads);
         // With `AHEAD`, slot `k`'s quads, loaded before the call for slot `k - 1`.
         let mut ahead = if AHEAD && slots > 0 {
             load(0)
@@ -377,6 +353,21 @@ impl<const D: usize> Neighbourhood<'_, D> {
             f(&neighbours, x, r2, q[D]);
         }
     }
+}
+
+/// The entries of a group's `slots` slots of `width` lanes (slot `s` from entry
+/// `s * GROUP`), checked to be below `bound`.
+///
+/// # Panics
+/// When an entry is not (the lists' invariant broken: a bug).
+#[inline(always)]
+fn checked<I: Index>(columns: &[I], bound: usize, slots: usize, width: usize) -> Bounded<'_, I> {
+    let used = if slots == 0 {
+        0
+    } else {
+        (slots - 1) * GROUP + width
+    };
+    Bounded::new(&columns[..used], bound).expect("every neighbour a particle of the lists")
 }
 
 /// [`for_each_chunk`](crate::parallel::for_each_chunk) for the neighbour passes:

@@ -411,7 +411,6 @@ fn assert_same_sums(
 /// The bits of a sum over every particle's neighbours on lanes `L`, of the quads
 /// (with an extra value) and of what a pass gathers by the slot's neighbours
 /// besides: other quads (`Slot::gather4`).
-#[allow(unsafe_code)]
 fn pass_sums<L: Lane>(lists: &NeighbourLists, positions: [&[f32]; 3], h: f32) -> Vec<u32> {
     let n = positions[0].len();
     let extra: Vec<f32> = (0..n).map(|i| i as f32).collect();
@@ -429,7 +428,6 @@ fn pass_sums<L: Lane>(lists: &NeighbourLists, positions: [&[f32]; 3], h: f32) ->
         for_each_group::<L>(0, out.len(), |first, width| {
             let mut sum = L::splat(0.0);
             nb.for_each_slot::<L>(first, |j, x, r2, extra| {
-                // SAFETY: the quads have the lists' particles.
                 let q = j.gather4(&others);
                 sum += L::poly6(&kernel, r2) * (extra + x[0] + q[3] + q[1]);
             });

@@ -12,8 +12,8 @@
 //! a pass gets it only from [`LaneKind::dispatch`](crate::LaneKind::dispatch) or
 //! [`LaneKind::dispatch_eight`](crate::LaneKind::dispatch_eight), which check
 //! [`available`] first, and [`Lane::run`] runs a pass body in a function compiled for
-//! AVX (so that the intrinsics inline). The unchecked loads of [`Lane::gather`] and
-//! [`Lane::gather4`] rely on their callers' indices being in bounds.
+//! AVX (so that the intrinsics inline). The unchecked loads (`gather_unchecked`,
+//! `gather4_unchecked`) rely on their callers' indices being in bounds.
 
 #![allow(unsafe_code)]
 
@@ -191,7 +191,7 @@ impl Lane for F32x8Avx {
         clear.bits() & lanes == lanes
     }
     #[inline(always)]
-    unsafe fn gather<I: Index>(s: &[f32], idx: &[I]) -> Self {
+    unsafe fn gather_unchecked<I: Index>(s: &[f32], idx: &[I]) -> Self {
         let idx: &[I; 8] = idx[..8].try_into().expect("eight indices");
         // SAFETY: every index is less than `s.len()` (the caller's contract).
         let at = |l: usize| unsafe { *s.get_unchecked(idx[l].at()) };
@@ -210,7 +210,7 @@ impl Lane for F32x8Avx {
         })
     }
     #[inline(always)]
-    unsafe fn gather4<I: Index>(quads: &[[f32; 4]], idx: &[I]) -> [Self; 4] {
+    unsafe fn gather4_unchecked<I: Index>(quads: &[[f32; 4]], idx: &[I]) -> [Self; 4] {
         let idx: &[I; 8] = idx[..8].try_into().expect("eight indices");
         use core::arch::x86_64::{
             _mm_loadu_ps, _mm256_castpd_ps, _mm256_castps_pd, _mm256_castps128_ps256,
@@ -382,9 +382,9 @@ mod tests {
                 // SAFETY: `picks` are indices into `quads` (and `flat`, as long).
                 unsafe {
                     (
-                        <F32x8Avx as Lane>::gather4(&quads, &indices).map(F32x8Avx::to_array),
-                        <F32x8Avx as Lane>::gather4(&quads, &narrow).map(F32x8Avx::to_array),
-                        <F32x8Avx as Lane>::gather(&flat, &indices).to_array(),
+                        <F32x8Avx as Lane>::gather4_unchecked(&quads, &indices).map(F32x8Avx::to_array),
+                        <F32x8Avx as Lane>::gather4_unchecked(&quads, &narrow).map(F32x8Avx::to_array),
+                        <F32x8Avx as Lane>::gather_unchecked(&flat, &indices).to_array(),
                     )
                 }
             });

@@ -5,8 +5,9 @@
 //! pass runs on it from the same generic source. The neighbours' positions (and one
 //! more value) come as packed quads: one sixteen-byte load per neighbour, transposed
 //! into four registers ([`Lane::gather4`]); other values by sixteen scalar loads.
-//! Neither checks its indices (both are `unsafe fn`s): sixteen compare-and-branch
-//! pairs per slot spill the registers that hold the indices. The hardware gather
+//! Neither checks an index a lane (`gather_unchecked`, `gather4_unchecked`): sixteen
+//! compare-and-branch pairs per slot spill the registers that hold the indices; the
+//! safe gathers check a run of indices once ([`Bounded`](crate::Bounded)). The hardware gather
 //! (`vgatherdps`) is not used: for single values and for the quads (four gathers a
 //! slot) it is slower than the scalar loads and the in-register transpose.
 //!
@@ -19,9 +20,8 @@
 //! **Safety.** The intrinsics need a CPU with AVX-512F. The type is private to the
 //! crate: a pass gets it only from [`LaneKind::dispatch`](crate::LaneKind::dispatch),
 //! which checks [`available`] first, and [`Lane::run`] runs a pass body in a function
-//! compiled for AVX-512F (so that the intrinsics inline). The unchecked loads of
-//! [`Lane::gather`] and [`Lane::gather4`] rely on their callers' indices being in
-//! bounds.
+//! compiled for AVX-512F (so that the intrinsics inline). The unchecked loads rely on
+//! their callers' indices being in bounds (the safe gathers check them first).
 
 #![allow(unsafe_code)]
 
@@ -195,7 +195,7 @@ impl Lane for F32x16 {
         let read = |table: &[f32; SAMPLES], k: &[u32; 16], next: usize| {
             // SAFETY: `k[l] + next <= SAMPLES - 1`, so `k[l]` is inside the table from
             // sample `next` on.
-            unsafe { Self::gather(&table[next..], k) }
+            unsafe { Self::gather_unchecked(&table[next..], k) }
         };
         for a in 0..D {
             let faces = [
@@ -261,7 +261,7 @@ impl Lane for F32x16 {
         u32::from(clear.0) & lanes == lanes
     }
     #[inline(always)]
-    unsafe fn gather<I: Index>(s: &[f32], idx: &[I]) -> Self {
+    unsafe fn gather_unchecked<I: Index>(s: &[f32], idx: &[I]) -> Self {
         let idx: &[I; 16] = idx[..16].try_into().expect("sixteen indices");
         // SAFETY: every index is less than `s.len()` (the caller's contract).
         let at = |l: usize| unsafe { *s.get_unchecked(idx[l].at()) };
@@ -288,7 +288,7 @@ impl Lane for F32x16 {
         })
     }
     #[inline(always)]
-    unsafe fn gather4<I: Index>(quads: &[[f32; 4]], idx: &[I]) -> [Self; 4] {
+    unsafe fn gather4_unchecked<I: Index>(quads: &[[f32; 4]], idx: &[I]) -> [Self; 4] {
         let idx: &[I; 16] = idx[..16].try_into().expect("sixteen indices");
         use core::arch::x86_64::{
             _mm_loadu_ps, _mm512_castpd_ps, _mm512_castps_pd, _mm512_castps128_ps512,
@@ -472,7 +472,7 @@ mod tests {
             }
             if !skipped() {
                 // SAFETY: as above.
-                let x16 = F32x16::run(|| unsafe { <F32x16 as Lane>::gather4(&quads, &indices) }.map(lanes));
+                let x16 = F32x16::run(|| unsafe { <F32x16 as Lane>::gather4_unchecked(&quads, &indices) }.map(lanes));
                 for c in 0..4 {
                     for l in 0..16 {
                         prop_assert_eq!(x16[c][l], quads[indices[l] as usize][c]);

@@ -20,6 +20,7 @@ use wide::f32x8;
 mod avx;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+mod bounded;
 mod dispatch;
 mod portable;
 mod prefetch;
@@ -27,6 +28,7 @@ mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod sift16;
 
+pub use bounded::Bounded;
 pub use dispatch::{LaneKind, WithEight, WithLane};
 pub use prefetch::prefetch;
 #[cfg(target_arch = "x86_64")]
@@ -39,11 +41,14 @@ pub const MAX_WIDTH: usize = 16;
 /// An entry of a neighbour list's columns: a `u32` index, or a `u16` offset from a
 /// group's base.
 pub trait Index: Copy {
+    /// The largest entry the type holds.
+    const MAX: usize;
     /// The entry as an index.
     fn at(self) -> usize;
 }
 
 impl Index for u32 {
+    const MAX: usize = u32::MAX as usize;
     #[inline(always)]
     fn at(self) -> usize {
         self as usize
@@ -51,6 +56,7 @@ impl Index for u32 {
 }
 
 impl Index for u16 {
+    const MAX: usize = u16::MAX as usize;
     #[inline(always)]
     fn at(self) -> usize {
         usize::from(self)
@@ -90,8 +96,7 @@ impl Index for u16 {
 ///                 let mut sum = L::poly6(self.kernel, L::splat(0.0));
 ///                 for &j in list {
 ///                     let indices = [j; pbf_kernels::MAX_WIDTH];
-///                     // SAFETY: every list entry indexes the positions.
-///                     let xj = [0, 1].map(|a| unsafe { L::gather(self.x[a], &indices) });
+///                     let xj = [0, 1].map(|a| L::gather(self.x[a], &indices));
 ///                     let d = [0, 1].map(|a| L::splat(self.x[a][i]) - xj[a]);
 ///                     sum += L::poly6(self.kernel, L::norm2(d));
 ///                 }
@@ -124,27 +129,86 @@ pub trait Lane: SimdF32 + Send + Sync {
     fn run<R>(f: impl FnOnce() -> R) -> R {
         f()
     }
-    /// The values `s[indices[lane]]`.
+    /// The values `s[indices[lane]]`, without a bounds check: the safe forms are
+    /// [`gather`](Self::gather) and [`gather_in`](Self::gather_in).
     ///
     /// # Safety
     /// Every index is less than `s.len()` (the vector widths load without a bounds
-    /// check: the checks, and the register spills they cause, are a large part of a
-    /// pass's time).
+    /// check: a check a lane, and the register spills it causes, are a large part of
+    /// a pass's time).
     ///
     /// # Panics
     /// When `indices` has fewer than `WIDTH` entries.
-    unsafe fn gather<I: Index>(s: &[f32], indices: &[I]) -> Self;
+    unsafe fn gather_unchecked<I: Index>(s: &[f32], indices: &[I]) -> Self;
     /// The four values of `quads[indices[lane]]`, as four lane vectors (a transpose:
     /// one load of sixteen bytes per neighbour instead of four gathered loads), from
     /// the first `WIDTH` indices: `u32` indices, or `u16` offsets into the quads from
-    /// a narrow group's base on.
+    /// a narrow group's base on. Without a bounds check: the safe forms are
+    /// [`gather4`](Self::gather4) and [`gather4_in`](Self::gather4_in).
     ///
     /// # Safety
-    /// Every index is less than `quads.len()`, as for [`gather`](Self::gather).
+    /// Every index is less than `quads.len()`, as for
+    /// [`gather_unchecked`](Self::gather_unchecked).
     ///
     /// # Panics
     /// When `indices` has fewer than `WIDTH` entries.
-    unsafe fn gather4<I: Index>(quads: &[[f32; 4]], indices: &[I]) -> [Self; 4];
+    unsafe fn gather4_unchecked<I: Index>(quads: &[[f32; 4]], indices: &[I]) -> [Self; 4];
+    /// The values `s[indices[lane]]` of the first `WIDTH` indices.
+    ///
+    /// # Panics
+    /// When `indices` has fewer than `WIDTH` entries, or one of them is not an index
+    /// of `s`.
+    #[inline(always)]
+    fn gather<I: Index>(s: &[f32], indices: &[I]) -> Self {
+        let checked = Bounded::new(&indices[..Self::WIDTH], s.len());
+        Self::gather_in(s, checked.expect("gather: every index inside the values"))
+    }
+    /// The four values of `quads[indices[lane]]` of the first `WIDTH` indices, as
+    /// four lane vectors.
+    ///
+    /// # Panics
+    /// When `indices` has fewer than `WIDTH` entries, or one of them is not an index
+    /// of `quads`.
+    #[inline(always)]
+    fn gather4<I: Index>(quads: &[[f32; 4]], indices: &[I]) -> [Self; 4] {
+        let checked = Bounded::new(&indices[..Self::WIDTH], quads.len());
+        Self::gather4_in(
+            quads,
+            checked.expect("gather4: every index inside the quads"),
+        )
+    }
+    /// [`gather`](Self::gather) by indices checked beforehand: one comparison of the
+    /// lengths, none a lane.
+    ///
+    /// # Panics
+    /// When `s` is shorter than the indices' bound, or there are fewer than `WIDTH`
+    /// indices.
+    #[inline(always)]
+    fn gather_in<I: Index>(s: &[f32], indices: Bounded<'_, I>) -> Self {
+        assert!(
+            s.len() >= indices.bound(),
+            "gather: a value below the bound"
+        );
+        // SAFETY: every index is below the bound (`Bounded`'s invariant), at most
+        // `s.len()` (asserted above).
+        unsafe { Self::gather_unchecked(s, indices.indices()) }
+    }
+    /// [`gather4`](Self::gather4) by indices checked beforehand: one comparison of
+    /// the lengths, none a lane.
+    ///
+    /// # Panics
+    /// When `quads` is shorter than the indices' bound, or there are fewer than
+    /// `WIDTH` indices.
+    #[inline(always)]
+    fn gather4_in<I: Index>(quads: &[[f32; 4]], indices: Bounded<'_, I>) -> [Self; 4] {
+        assert!(
+            quads.len() >= indices.bound(),
+            "gather4: a quad below the bound"
+        );
+        // SAFETY: every index is below the bound (`Bounded`'s invariant), at most
+        // `quads.len()` (asserted above).
+        unsafe { Self::gather4_unchecked(quads, indices.indices()) }
+    }
     /// The first `WIDTH` values of `s`, in order.
     ///
     /// # Panics

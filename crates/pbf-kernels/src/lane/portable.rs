@@ -32,7 +32,7 @@ impl Lane for f32x8 {
     }
     #[inline(always)]
     #[allow(unsafe_code)]
-    unsafe fn gather<I: Index>(s: &[f32], indices: &[I]) -> Self {
+    unsafe fn gather_unchecked<I: Index>(s: &[f32], indices: &[I]) -> Self {
         let indices: &[I; 8] = indices[..8].try_into().expect("eight indices");
         // SAFETY: every index is less than `s.len()` (the caller's contract).
         let at = |k: usize| unsafe { *s.get_unchecked(indices[k].at()) };
@@ -40,7 +40,7 @@ impl Lane for f32x8 {
     }
     #[inline(always)]
     #[allow(unsafe_code)]
-    unsafe fn gather4<I: Index>(quads: &[[f32; 4]], indices: &[I]) -> [Self; 4] {
+    unsafe fn gather4_unchecked<I: Index>(quads: &[[f32; 4]], indices: &[I]) -> [Self; 4] {
         let indices: &[I; 8] = indices[..8].try_into().expect("eight indices");
         #[cfg(target_arch = "x86_64")]
         {
@@ -144,14 +144,14 @@ mod tests {
         let s: Vec<f32> = (0..20).map(|v| v as f32 * 0.5).collect();
         let indices = [3u32, 19, 0, 0, 7, 8, 2, 11];
         // SAFETY: every index is less than 20.
-        let eight = unsafe { <f32x8 as Lane>::gather(&s, &indices[..]) };
+        let eight = unsafe { <f32x8 as Lane>::gather_unchecked(&s, &indices[..]) };
         assert_eq!(eight.to_array(), [1.5, 9.5, 0.0, 0.0, 3.5, 4.0, 1.0, 5.5]);
         // SAFETY: 3 < 20.
-        assert_eq!(unsafe { <f32 as Lane>::gather(&s, &[3u32]) }, 1.5);
+        assert_eq!(unsafe { <f32 as Lane>::gather_unchecked(&s, &[3u32]) }, 1.5);
         // Narrow offsets index as the indices do.
         let offsets = [3u16, 19, 0, 0, 7, 8, 2, 11];
         // SAFETY: every offset is less than 20.
-        let narrow = unsafe { <f32x8 as Lane>::gather(&s, &offsets[..]) };
+        let narrow = unsafe { <f32x8 as Lane>::gather_unchecked(&s, &offsets[..]) };
         assert_eq!(narrow.to_array(), eight.to_array());
     }
 

@@ -30,12 +30,12 @@ impl Lane for f32 {
         s[0]
     }
     #[inline(always)]
-    unsafe fn gather<I: Index>(s: &[f32], indices: &[I]) -> Self {
+    unsafe fn gather_unchecked<I: Index>(s: &[f32], indices: &[I]) -> Self {
         // The scalar path keeps its bounds check.
         s[indices[0].at()]
     }
     #[inline(always)]
-    unsafe fn gather4<I: Index>(quads: &[[f32; 4]], indices: &[I]) -> [Self; 4] {
+    unsafe fn gather4_unchecked<I: Index>(quads: &[[f32; 4]], indices: &[I]) -> [Self; 4] {
         quads[indices[0].at()]
     }
     #[inline(always)]
