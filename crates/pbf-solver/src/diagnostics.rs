@@ -23,6 +23,9 @@ pub struct PhaseTimes {
     /// Velocity update, contact response, XSPH viscosity (which also computes the
     /// final densities), vorticity confinement and the statistics below.
     pub velocity: Duration,
+    /// The physical viscosity's implicit solve ([`crate::ParamsBuilder::viscosity`];
+    /// zero when it is off).
+    pub viscosity: Duration,
 }
 
 impl PhaseTimes {
@@ -34,7 +37,12 @@ impl PhaseTimes {
     /// assert_eq!(t.total(), Duration::from_millis(3));
     /// ```
     pub fn total(&self) -> Duration {
-        self.predict + self.neighbour_search + self.coarse + self.constraints + self.velocity
+        self.predict
+            + self.neighbour_search
+            + self.coarse
+            + self.constraints
+            + self.velocity
+            + self.viscosity
     }
 }
 
@@ -110,6 +118,9 @@ pub struct StepDiagnostics {
     /// step to step (0 searches) until its drift adds up; a step after particles were
     /// added or removed always starts with a search.
     pub searches: u32,
+    /// Conjugate-gradient iterations of the physical viscosity's solve in the step
+    /// (0 when it is off; at most 100, where the solve keeps its last iterate).
+    pub viscosity_iterations: u32,
     /// Time per phase.
     pub times: PhaseTimes,
 }

@@ -87,9 +87,10 @@ pub mod scenes;
 mod solver;
 mod viscosity;
 mod vorticity;
+mod xsph;
 
 pub use checkpoint::{CHECKPOINT_VERSION, CheckpointError, OLDEST_CHECKPOINT_VERSION};
-pub use collide::{Collider, ColliderKind, Domain, Shape};
+pub use collide::{Collider, ColliderKind, Domain, Shape, Wall};
 pub use diagnostics::{PhaseTimes, StepDiagnostics};
 pub use emitter::{Emitter, MAX_LAYER_PARTICLES, MAX_LAYERS_PER_STEP};
 pub use error::CoreError;

@@ -100,7 +100,7 @@ mod tests {
     fn forces<L: Lane>(magnitude: impl Fn([f32; 3]) -> f32) -> ([Vec<f32>; 3], [Vec<f32>; 3]) {
         let s = 0.05f32;
         let h = 2.0 * s;
-        let (pos, grid) = crate::viscosity::tests::lattice(s);
+        let (pos, grid) = crate::xsph::tests::lattice(s);
         let count = pos[0].len();
         let mut lists = NeighbourLists::default();
         let positions = [&pos[0][..], &pos[1][..], &pos[2][..]];

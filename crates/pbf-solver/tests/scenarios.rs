@@ -19,6 +19,7 @@ mod readme;
 mod relaxation;
 mod rest;
 mod state_hash;
+mod viscosity;
 
 /// With `autotests = false`, a new file in `tests/` would be compiled by nothing: every
 /// `.rs` file there is a module above or the allocation test's own binary.

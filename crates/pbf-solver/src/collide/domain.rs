@@ -20,6 +20,30 @@ pub struct Domain<const D: usize> {
     hi: [f32; D],
     friction: f32,
     restitution: f32,
+    /// The condition of each face: `walls[axis][0]` at `lo`, `[1]` at `hi`.
+    walls: [[Wall; 2]; D],
+}
+
+/// What a wall of the domain does to the fluid's velocity along it.
+///
+/// ```
+/// use pbf_solver::{Domain, Wall};
+/// let d = Domain::new([0.0; 2], [1.0; 2])?.with_wall(Wall::NoSlip);
+/// assert_eq!(d.walls(), [[Wall::NoSlip; 2]; 2]);
+/// # Ok::<(), pbf_solver::CoreError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Wall {
+    /// The fluid slides along the wall freely (no shear stress): the wall only keeps
+    /// it inside.
+    #[default]
+    FreeSlip,
+    /// The fluid at the wall moves with the wall (at rest): the wall's velocity is
+    /// imposed on the fluid next to it through the physical viscosity
+    /// ([`ParamsBuilder::viscosity`](crate::ParamsBuilder::viscosity)), as the
+    /// velocity of a mirrored fluid beyond it (Morris et al. 1997). A solver with a
+    /// no-slip wall needs a viscosity above 0.
+    NoSlip,
 }
 
 impl<const D: usize> Domain<D> {
@@ -58,7 +82,47 @@ impl<const D: usize> Domain<D> {
             hi,
             friction: 0.0,
             restitution: 0.0,
+            walls: [[Wall::FreeSlip; 2]; D],
         })
+    }
+
+    /// Sets every face's [`Wall`].
+    ///
+    /// ```
+    /// use pbf_solver::{Domain, Wall};
+    /// let d = Domain::new([0.0; 3], [1.0; 3])?.with_wall(Wall::NoSlip);
+    /// assert!(d.walls().iter().flatten().all(|w| *w == Wall::NoSlip));
+    /// # Ok::<(), pbf_solver::CoreError>(())
+    /// ```
+    pub fn with_wall(mut self, wall: Wall) -> Self {
+        self.walls = [[wall; 2]; D];
+        self
+    }
+
+    /// Sets each face's [`Wall`]: `walls[axis][0]` for the face at `lo[axis]`,
+    /// `walls[axis][1]` for the one at `hi[axis]`.
+    ///
+    /// ```
+    /// use pbf_solver::{Domain, Wall};
+    /// // A channel along x: no-slip floor and ceiling, free-slip ends.
+    /// let walls = [[Wall::FreeSlip; 2], [Wall::NoSlip; 2]];
+    /// let d = Domain::new([0.0; 2], [4.0, 1.0])?.with_walls(walls);
+    /// assert_eq!(d.walls()[1][0], Wall::NoSlip);
+    /// # Ok::<(), pbf_solver::CoreError>(())
+    /// ```
+    pub fn with_walls(mut self, walls: [[Wall; 2]; D]) -> Self {
+        self.walls = walls;
+        self
+    }
+
+    /// Each face's [`Wall`] (`[axis][0]` at `lo`, `[axis][1]` at `hi`).
+    pub fn walls(&self) -> [[Wall; 2]; D] {
+        self.walls
+    }
+
+    /// Whether some face is [`Wall::NoSlip`].
+    pub fn has_no_slip(&self) -> bool {
+        self.walls.iter().flatten().any(|w| *w == Wall::NoSlip)
     }
 
     /// Sets the walls' friction (>= 0) and restitution (in [0, 1]).

@@ -37,6 +37,6 @@ mod vector;
 
 pub(crate) use block::{bounding_box, confine_block, for_each_block};
 pub use collider::{Collider, ColliderKind};
-pub use domain::Domain;
+pub use domain::{Domain, Wall};
 pub(crate) use response::{contact_weight, respond};
 pub use shape::Shape;

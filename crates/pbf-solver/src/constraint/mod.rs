@@ -92,7 +92,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
     /// The densities of a group's lanes whose neighbours within h add up `w_sum` of
     /// poly6 (themselves not included) and whose walls' share is `wall_share` (from
     /// [`Self::walls_lanes`]): `m (W(0) + w_sum) + rho0 Phi(walls)`. The lambda pass
-    /// and the XSPH pass ([`crate::viscosity::xsph_and_curl`]) both end with it, so
+    /// and the XSPH pass ([`crate::xsph::xsph_and_curl`]) both end with it, so
     /// that the same sums give the same bits.
     #[inline(always)]
     pub(crate) fn densities_of<L: Lane>(&self, w_sum: L, wall_share: L) -> L {

@@ -122,7 +122,7 @@ fn xsph_densities_match<L: Lane>() {
     let mut next: [Vec<f32>; 3] = core::array::from_fn(|_| vec![0.0; n]);
     let (mut xsph_density, mut xsph_count) = (vec![0.0; n], vec![0.0; n]);
     let [n0, n1, n2] = &mut next;
-    crate::viscosity::xsph_and_curl::<L, 3>(
+    crate::xsph::xsph_and_curl::<L, 3>(
         &nb,
         &constraint,
         0.5,

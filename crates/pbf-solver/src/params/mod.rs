@@ -43,6 +43,7 @@ pub struct Params<const D: usize> {
     pub(crate) xsph_c: f32,
     pub(crate) xsph_period: Option<f32>,
     pub(crate) vorticity_rel: f32,
+    pub(crate) viscosity: f32,
     pub(crate) unilateral: bool,
     pub(crate) relaxation: Relaxation,
     pub(crate) backend: Backend,
@@ -109,6 +110,7 @@ impl<const D: usize> Params<D> {
     /// | `xsph_c` | 0.01 | paper eq. 17 |
     /// | `xsph_period` | `Some(1/120)`: `xsph_c` is the blend per 1/120 s, whatever the time step | see [`ParamsBuilder::xsph_period`] |
     /// | `vorticity_rel` | 0.1 per second | paper eq. 16, relative to h |
+    /// | `viscosity` | 0 m^2/s: no physical viscosity (XSPH only) | see [`ParamsBuilder::viscosity`] |
     /// | `unilateral` | true: only compression is corrected | see [`ParamsBuilder::unilateral`] |
     /// | `relaxation` | `Auto`: `min(1, (4/3) / a_max)` (0.505 in 3D, 0.66 in 2D) | see [`Relaxation`] |
     /// | `backend` | `Lanes` | |
@@ -141,6 +143,7 @@ impl<const D: usize> Params<D> {
                 xsph_c: 0.01,
                 xsph_period: Some(XSPH_PERIOD),
                 vorticity_rel: 0.1,
+                viscosity: 0.0,
                 unilateral: true,
                 relaxation: Relaxation::Auto,
                 backend: Backend::Lanes,
@@ -309,6 +312,16 @@ impl<const D: usize> Params<D> {
                 (1.0 - (1.0 - f64::from(self.xsph_c)).powf(periods)) as f32
             }
         }
+    }
+    /// The kinematic viscosity `nu` in m^2/s (0: off).
+    ///
+    /// ```
+    /// let p = pbf_solver::Params::<2>::builder(0.01).viscosity(1e-6).build()?;
+    /// assert_eq!(p.viscosity(), 1e-6);
+    /// # Ok::<(), pbf_solver::CoreError>(())
+    /// ```
+    pub fn viscosity(&self) -> f32 {
+        self.viscosity
     }
     /// The vorticity strength relative to `h`, per second.
     ///

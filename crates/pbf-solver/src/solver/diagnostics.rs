@@ -21,6 +21,8 @@ pub(super) struct Clock {
     pub(super) coarse: Instant,
     /// The end of the constraint iterations.
     pub(super) constrained: Instant,
+    /// The time of the physical viscosity's solve (part of the velocity phase).
+    pub(super) viscosity: std::time::Duration,
 }
 
 impl<const D: usize> Solver<D> {
@@ -32,8 +34,7 @@ impl<const D: usize> Solver<D> {
     /// [`CoreError::Diverged`] when a velocity is not finite.
     pub(super) fn diagnose(
         &mut self,
-        iterations: u32,
-        searches: u32,
+        (iterations, searches, viscosity_iterations): (u32, u32, u32),
         clock: Clock,
     ) -> Result<StepDiagnostics, CoreError> {
         let (n, dt) = (self.len(), self.params.time_step());
@@ -92,12 +93,14 @@ impl<const D: usize> Solver<D> {
             list_pairs: self.lists.pairs(),
             list_skin: self.skin,
             searches,
+            viscosity_iterations,
             times: PhaseTimes {
                 predict: clock.predicted - clock.start,
                 neighbour_search: clock.searched - clock.predicted,
                 coarse: clock.coarse - clock.searched,
                 constraints: clock.constrained - clock.coarse,
-                velocity: velocity_at - clock.constrained,
+                velocity: velocity_at - clock.constrained - clock.viscosity,
+                viscosity: clock.viscosity,
             },
         };
         Ok(self.last)

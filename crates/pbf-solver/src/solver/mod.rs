@@ -9,6 +9,7 @@
 //!   mending the lists;
 //! - `constrain.rs`: the coarse correction and the constraint iterations;
 //! - `velocity.rs`: the velocity update, contact response, XSPH and vorticity;
+//!   `viscous.rs`: the physical viscosity's implicit solve;
 //! - `diagnostics.rs`: the step's statistics;
 //! - `particles.rs`: adding and removing particles, colliders and emitters;
 //!   `accessors.rs`: what a solver reports; `deltas.rs`: [`Solver::position_deltas`];
@@ -36,6 +37,7 @@ mod step;
 #[cfg(test)]
 mod tests;
 mod velocity;
+mod viscous;
 
 use diagnostics::Tally;
 use repair::RepairScratch;
@@ -188,6 +190,8 @@ pub struct Solver<const D: usize> {
     velocity_quads: Vec<[f32; 4]>,
     /// The coarse density correction's grid and work arrays.
     coarse: Box<crate::coarse::CoarseGrid<D>>,
+    /// The physical viscosity's constants and work arrays.
+    viscosity: Box<crate::viscosity::Viscosity<D>>,
     emitted: Vec<([f32; D], [f32; D])>,
     step: u64,
     time: f64,
@@ -199,8 +203,10 @@ impl<const D: usize> Solver<D> {
     ///
     /// # Errors
     /// [`CoreError::Kernel`] when the kernel radius is outside the range the kernel
-    /// constants support, and [`CoreError::InvalidCollider`] when the domain spans more
-    /// cells of size h than the neighbour search can index (2^21 per axis in 3D).
+    /// constants support, [`CoreError::InvalidCollider`] when the domain spans more
+    /// cells of size h than the neighbour search can index (2^21 per axis in 3D), and
+    /// [`CoreError::InvalidParameter`] naming `viscosity` when the domain has a
+    /// no-slip wall ([`Wall::NoSlip`](crate::Wall::NoSlip)) and the viscosity is 0.
     ///
     /// ```
     /// use pbf_solver::{Domain, Params, Solver};
@@ -234,6 +240,21 @@ impl<const D: usize> Solver<D> {
                 });
             }
         }
+        if domain.has_no_slip() && params.viscosity() == 0.0 {
+            return Err(CoreError::InvalidParameter {
+                field: "viscosity",
+                value: 0.0,
+                reason: "must be > 0 with a no-slip wall, which acts through the viscosity",
+            });
+        }
+        let volume = params.mass() / params.rest_density();
+        let viscosity = crate::viscosity::Viscosity::new(
+            &kernel,
+            params.viscosity(),
+            params.spacing(),
+            volume,
+            &domain,
+        );
         let walls = WallTables::new(&kernel);
         let relaxation = match params.relaxation() {
             Relaxation::Auto => jacobi_relaxation(&params, &kernel),
@@ -280,6 +301,7 @@ impl<const D: usize> Solver<D> {
             quads: Vec::new(),
             velocity_quads: Vec::new(),
             coarse: Box::default(),
+            viscosity: Box::new(viscosity),
             emitted: Vec::new(),
             step: 0,
             time: 0.0,

@@ -61,8 +61,11 @@ impl<const D: usize> Solver<D> {
         let solve = self.constrain::<L>(corrected)?;
         self.choose_next_skin(solve.searches, outrun, solve.past);
         let constrained = Instant::now();
-        // 6. Velocities, contact response, XSPH, vorticity.
+        // 6. Velocities, contact response, physical viscosity, XSPH, vorticity.
         self.update_velocities();
+        let viscous = Instant::now();
+        let viscosity_iterations = self.physical_viscosity::<L>();
+        let viscosity = viscous.elapsed();
         self.xsph_and_vorticity::<L>();
         // 7. x = p*.
         core::mem::swap(&mut self.positions, &mut self.predicted);
@@ -72,8 +75,14 @@ impl<const D: usize> Solver<D> {
             searched,
             coarse,
             constrained,
+            viscosity,
         };
-        self.diagnose(solve.iterations, searches + solve.searches, clock)
+        let counts = (
+            solve.iterations,
+            searches + solve.searches,
+            viscosity_iterations,
+        );
+        self.diagnose(counts, clock)
     }
 }
 

@@ -7,7 +7,7 @@ use crate::collide::{bounding_box, contact_weight, for_each_block, respond};
 use crate::constraint::Constraint;
 use crate::lists::{GROUP, Neighbourhood, pack_volumes, repack_extra};
 use crate::parallel::{for_each_chunk, stretches};
-use crate::{viscosity, vorticity};
+use crate::{vorticity, xsph};
 use pbf_kernels::Lane;
 
 impl<const D: usize> Solver<D> {
@@ -106,7 +106,7 @@ impl<const D: usize> Solver<D> {
         let mut omega = self.omega.iter_mut();
         let omega: [&mut [f32]; 4] =
             core::array::from_fn(|_| omega.next().expect("4").as_mut_slice());
-        viscosity::xsph_and_curl::<L, D>(
+        xsph::xsph_and_curl::<L, D>(
             &nb,
             &constraint,
             self.params.xsph_per_step(),
