@@ -9,12 +9,15 @@
 use std::fmt::Write as _;
 
 use pbf_solver::scenes::{self, AnySolver, SPACING};
-use pbf_solver::{Acceleration, Backend, ColliderKind, Iterations, Relaxation, Shape, Solver};
+use pbf_solver::{
+    Acceleration, Backend, ColliderKind, Iterations, Relaxation, Shape, Solver, Wall,
+};
 
 use crate::error::CliError;
 use crate::scene::{
     AccelerationName, AdaptiveSpec, BackendName, BlockSpec, ColliderSpec, ContainerSpec,
-    DomainSpec, RelaxationSpec, RunSpec, SceneFile, ShapeName, SolverSpec, XsphPeriodSpec,
+    DomainSpec, RelaxationSpec, RunSpec, SceneFile, ShapeName, SolverSpec, WallName, WallSpec,
+    XsphPeriodSpec,
 };
 
 /// The particle count `pbf init` uses when none is given: 8000 in 3D, 2000 in 2D.
@@ -188,6 +191,7 @@ fn describe<const D: usize>(solver: &Solver<D>, blocks: &[(Vec<f32>, Vec<f32>)])
                 .map_or(XsphPeriodSpec::Step, |t| XsphPeriodSpec::Seconds(num(t))),
         ),
         vorticity_rel: Some(num(p.vorticity_rel())),
+        viscosity: Some(num(p.viscosity())),
         unilateral: Some(p.unilateral()),
         relaxation: Some(match p.relaxation() {
             Relaxation::Auto => RelaxationSpec::Auto,
@@ -212,6 +216,7 @@ fn describe<const D: usize>(solver: &Solver<D>, blocks: &[(Vec<f32>, Vec<f32>)])
         hi: nums(&d.hi()),
         friction: Some(num(friction)),
         restitution: Some(num(restitution)),
+        wall: Some(wall_spec(&d.walls())),
     };
     let colliders = solver
         .colliders()
@@ -381,6 +386,11 @@ pub fn scene_to_toml(file: &SceneFile, title: &str) -> String {
         "vorticity confinement: eps_v = vorticity_rel * h",
     );
     w.opt(
+        "viscosity",
+        s.viscosity.map(float),
+        "kinematic viscosity nu in m^2/s (0: none; water 1e-6, honey 5e-3)",
+    );
+    w.opt(
         "unilateral",
         s.unilateral.map(|b| b.to_string()),
         "correct compression only",
@@ -433,6 +443,11 @@ pub fn scene_to_toml(file: &SceneFile, title: &str) -> String {
     w.entry("hi", &array(&file.domain.hi), "");
     w.opt("friction", file.domain.friction.map(float), "");
     w.opt("restitution", file.domain.restitution.map(float), "");
+    w.opt(
+        "wall",
+        file.domain.wall.as_ref().map(wall_value),
+        "\"free-slip\" or \"no-slip\" (needs viscosity > 0), or per axis [lo face, hi face]",
+    );
     for c in &file.colliders {
         w.blank();
         w.header("[[collider]]");
@@ -536,6 +551,37 @@ fn array(v: &[f64]) -> String {
         "[{}]",
         v.iter().map(|x| float(*x)).collect::<Vec<_>>().join(", ")
     )
+}
+
+/// The scene's `wall` for the faces `walls`: one name when every face has it.
+fn wall_spec(walls: &[[Wall; 2]]) -> WallSpec {
+    let name = |w: Wall| match w {
+        Wall::FreeSlip => WallName::FreeSlip,
+        Wall::NoSlip => WallName::NoSlip,
+    };
+    let faces: Vec<[WallName; 2]> = walls.iter().map(|f| f.map(name)).collect();
+    match faces.first() {
+        Some(&[first, _]) if faces.iter().flatten().all(|&w| w == first) => WallSpec::All(first),
+        _ => WallSpec::PerFace(faces),
+    }
+}
+
+/// The TOML value of a `wall`.
+fn wall_value(wall: &WallSpec) -> String {
+    let word = |w: &WallName| match w {
+        WallName::FreeSlip => "\"free-slip\"",
+        WallName::NoSlip => "\"no-slip\"",
+    };
+    match wall {
+        WallSpec::All(w) => word(w).to_owned(),
+        WallSpec::PerFace(faces) => {
+            let pairs: Vec<String> = faces
+                .iter()
+                .map(|[lo, hi]| format!("[{}, {}]", word(lo), word(hi)))
+                .collect();
+            format!("[{}]", pairs.join(", "))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -630,3 +630,58 @@ fn every_backend_name_builds_its_backend_and_survives_the_toml_writer() {
     ));
     assert_eq!(e.field.as_deref(), Some("solver.backend"), "{e}");
 }
+
+/// `viscosity` and `wall` reach the solver, survive the TOML writer, and bad values
+/// are errors naming their key.
+#[test]
+fn viscosity_and_walls_are_scene_keys() {
+    let with = |viscosity: &str, wall: &str| {
+        GOOD.replace(
+            "time_step = 0.01",
+            &format!("time_step = 0.01\nviscosity = {viscosity}"),
+        )
+        .replace(
+            "hi = [1.0, 1.0, 1.0]",
+            &format!("hi = [1.0, 1.0, 1.0]\nwall = {wall}"),
+        )
+    };
+    let text = with(
+        "1e-3",
+        r#"[["free-slip", "free-slip"], ["no-slip", "free-slip"], ["no-slip", "no-slip"]]"#,
+    );
+    let scene = Scene::parse(&text, "v.toml").expect("parses");
+    let built = scene.build().expect("builds");
+    let scenes::AnySolver::Three(mut s) = built else {
+        panic!("3D")
+    };
+    assert_eq!(s.params().viscosity(), 1e-3);
+    use pbf_solver::Wall::{FreeSlip, NoSlip};
+    assert_eq!(
+        s.domain().walls(),
+        [[FreeSlip, FreeSlip], [NoSlip, FreeSlip], [NoSlip, NoSlip]]
+    );
+    let d = s.step().expect("steps");
+    assert!(d.viscosity_iterations > 0);
+    let round = pbf_cli::scene_to_toml(&scene.file, "viscous");
+    assert_eq!(
+        Scene::parse(&round, "r.toml").expect("parses").file,
+        scene.file
+    );
+    let all = Scene::parse(&with("1e-3", "\"no-slip\""), "a.toml").expect("parses");
+    let scenes::AnySolver::Three(s) = all.build().expect("builds") else {
+        panic!("3D")
+    };
+    assert_eq!(s.domain().walls(), [[NoSlip; 2]; 3]);
+
+    let e = scene_error(&with("-1.0", "\"free-slip\""));
+    assert_eq!(e.field.as_deref(), Some("solver.viscosity"), "{e}");
+    let e = scene_error(&with("1e-3", "\"sticky\""));
+    assert_eq!(e.field.as_deref(), Some("domain.wall"), "{e}");
+    assert!(e.message.contains("no-slip"), "{e}");
+    let e = scene_error(&with("1e-3", r#"[["no-slip", "no-slip"]]"#));
+    assert_eq!(e.field.as_deref(), Some("domain.wall"), "{e}");
+    assert!(e.message.contains("expected 3"), "{e}");
+    // A no-slip wall acts through the viscosity: without one it is an error.
+    let e = scene_error(&with("0.0", "\"no-slip\""));
+    assert_eq!(e.field.as_deref(), Some("solver.viscosity"), "{e}");
+}

@@ -369,7 +369,8 @@ pub fn checkpoint_load(data: &[u8]) {
 /// [`MAX_PARTICLES`] particles, small emitters, so that the harness steps them with
 /// their twin), between them 2D and 3D, every collider shape solid and hollow, an
 /// emitter, kept lists, adaptive iterations, Chebyshev steps, the coarse correction,
-/// an XSPH period, a fixed relaxation and the scalar backend. Each is the harness's
+/// an XSPH period, a physical viscosity with a no-slip wall, a fixed relaxation and
+/// the scalar backend. Each is the harness's
 /// first byte then the payload alone (re-sealed by the harness, so that mutations
 /// reach the decoder and the validation), and one 2D state is also there whole with
 /// its header. They are the fuzzer's seeds, committed as `seed-*` in the corpus: a
@@ -402,8 +403,8 @@ pub fn checkpoint_seeds() -> Vec<(&'static str, Vec<u8>)> {
 }
 
 /// A 2D seed: a block with an emitter above it in a bowl, beside a solid box, a
-/// capsule and a cylinder; with `chebyshev`, Chebyshev steps, the coarse correction
-/// and an XSPH period instead of kept lists.
+/// capsule and a cylinder; with `chebyshev`, Chebyshev steps, the coarse correction,
+/// an XSPH period, a physical viscosity and a no-slip floor instead of kept lists.
 #[cfg(feature = "serde")]
 fn seed_2d(chebyshev: bool) -> Solver<2> {
     let b = Params::<2>::builder(0.03).xsph_c(0.02).vorticity_rel(0.2);
@@ -411,11 +412,18 @@ fn seed_2d(chebyshev: bool) -> Solver<2> {
         b.acceleration(Acceleration::Chebyshev)
             .coarse_correction(true)
             .xsph_period(Some(0.05))
+            .viscosity(1e-3)
     } else {
         b.keep_lists(true)
     };
+    let floor = if chebyshev {
+        crate::Wall::NoSlip
+    } else {
+        crate::Wall::FreeSlip
+    };
     let domain = Domain::new([0.0; 2], [1.0, 0.8])
         .and_then(|d| d.with_response(0.1, 0.1))
+        .map(|d| d.with_walls([[crate::Wall::FreeSlip; 2], [floor, crate::Wall::FreeSlip]]))
         .expect("the seed's domain");
     let mut s =
         Solver::new(b.build().expect("the seed's parameters"), domain).expect("the seed's solver");

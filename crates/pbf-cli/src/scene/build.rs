@@ -46,6 +46,10 @@ impl Scene {
                     domain_spec.restitution.unwrap_or(0.0) as f32,
                 )
             })
+            .map(|d| match &domain_spec.wall {
+                Some(wall) => d.with_walls(wall.walls::<D>()),
+                None => d,
+            })
             .map_err(|e| self.core_error(e, Context::Domain))?;
         let mut solver =
             Solver::new(params, domain).map_err(|e| self.core_error(e, Context::Solver))?;

@@ -42,6 +42,17 @@ impl Scene {
         let domain = root.key("domain");
         check(domain.key("lo"), &f.domain.lo)?;
         check(domain.key("hi"), &f.domain.hi)?;
+        if let Some(super::objects::WallSpec::PerFace(faces)) = &f.domain.wall
+            && faces.len() != d
+        {
+            return Err(self.error_at_value(
+                &domain.key("wall"),
+                format!(
+                    "has {} [lo, hi] pairs, expected {d} (dimension = {d})",
+                    faces.len()
+                ),
+            ));
+        }
         for (i, c) in f.colliders.iter().enumerate() {
             let here = root.key("collider").index(i);
             let (vectors, scalars) = c.shape.fields();

@@ -18,6 +18,7 @@
 //! xsph_c = 0.01
 //! xsph_period = 0.008333334         # seconds over which xsph_c blends, or "step" (per step)
 //! vorticity_rel = 0.1
+//! viscosity = 0.0                    # kinematic viscosity nu (m^2/s); water 1e-6, honey 5e-3
 //! unilateral = true
 //! relaxation = "auto"                # or a Jacobi relaxation omega in (0, 1]; 1 = unrelaxed
 //! backend = "lanes"                  # or "lanes8", "scalar"
@@ -30,6 +31,8 @@
 //! hi = [2.0, 1.0, 0.5]
 //! friction = 0.0                     # optional
 //! restitution = 0.0                  # optional
+//! wall = "free-slip"                 # optional: or "no-slip" (needs viscosity > 0), or
+//!                                    # per axis [lo face, hi face]: [["free-slip", "free-slip"], ["no-slip", "no-slip"], ...]
 //!
 //! [[collider]]                       # any number
 //! shape = "sphere"                   # plane: point, normal; box: center, half_extents;
@@ -73,7 +76,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub(crate) use objects::VECTOR_FIELDS;
-pub use objects::{BlockSpec, ColliderSpec, ContainerSpec, DomainSpec, EmitterSpec, ShapeName};
+pub use objects::{
+    BlockSpec, ColliderSpec, ContainerSpec, DomainSpec, EmitterSpec, ShapeName, WallName, WallSpec,
+};
 pub use params::{
     AccelerationName, AdaptiveSpec, BackendName, RelaxationSpec, SolverSpec, XsphPeriodSpec,
 };

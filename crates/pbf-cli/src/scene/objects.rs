@@ -15,6 +15,62 @@ pub struct DomainSpec {
     pub hi: Vec<f64>,
     pub friction: Option<f64>,
     pub restitution: Option<f64>,
+    pub wall: Option<WallSpec>,
+}
+
+/// `wall = "free-slip" | "no-slip"` for every face of the domain, or one pair
+/// `[lo face, hi face]` per axis: [`pbf_solver::Wall`].
+///
+/// ```
+/// use pbf_cli::scene::{WallName, WallSpec};
+/// #[derive(serde::Deserialize)]
+/// struct T { wall: WallSpec }
+/// let t: T = toml::from_str("wall = \"no-slip\"").unwrap();
+/// assert_eq!(t.wall, WallSpec::All(WallName::NoSlip));
+/// let t: T = toml::from_str("wall = [[\"free-slip\", \"free-slip\"], [\"no-slip\", \"no-slip\"]]").unwrap();
+/// assert_eq!(t.wall, WallSpec::PerFace(vec![[WallName::FreeSlip; 2], [WallName::NoSlip; 2]]));
+/// assert!(toml::from_str::<T>("wall = \"sticky\"").is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "\"free-slip\", \"no-slip\", or one [lo, hi] pair of them per axis"
+)]
+pub enum WallSpec {
+    /// One condition for every face.
+    All(WallName),
+    /// `[lo face, hi face]` for each axis.
+    PerFace(Vec<[WallName; 2]>),
+}
+
+/// `"free-slip"` or `"no-slip"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[allow(missing_docs)]
+pub enum WallName {
+    FreeSlip,
+    NoSlip,
+}
+
+impl WallName {
+    /// The solver's [`Wall`](pbf_solver::Wall).
+    pub fn wall(self) -> pbf_solver::Wall {
+        match self {
+            WallName::FreeSlip => pbf_solver::Wall::FreeSlip,
+            WallName::NoSlip => pbf_solver::Wall::NoSlip,
+        }
+    }
+}
+
+impl WallSpec {
+    /// The condition of every face, `[axis][0]` at `lo`, `[axis][1]` at `hi` (the
+    /// length of a per-face list is checked with the scene's dimension).
+    pub fn walls<const D: usize>(&self) -> [[pbf_solver::Wall; 2]; D] {
+        core::array::from_fn(|a| match self {
+            WallSpec::All(w) => [w.wall(); 2],
+            WallSpec::PerFace(faces) => faces[a].map(WallName::wall),
+        })
+    }
 }
 
 /// The `shape` of a collider.

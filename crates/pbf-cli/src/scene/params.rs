@@ -28,6 +28,8 @@ pub struct SolverSpec {
     pub xsph_c: Option<f64>,
     pub xsph_period: Option<XsphPeriodSpec>,
     pub vorticity_rel: Option<f64>,
+    /// Kinematic viscosity in m^2/s.
+    pub viscosity: Option<f64>,
     pub unilateral: Option<bool>,
     pub relaxation: Option<RelaxationSpec>,
     pub backend: Option<BackendName>,
@@ -87,6 +89,9 @@ impl SolverSpec {
         }
         if let Some(v) = s.vorticity_rel {
             b = b.vorticity_rel(v as f32);
+        }
+        if let Some(v) = s.viscosity {
+            b = b.viscosity(v as f32);
         }
         if let Some(v) = s.unilateral {
             b = b.unilateral(v);

@@ -8,7 +8,7 @@ use super::state::{IterationsState, LEGACY_SKIN, ShapeState, SolverState};
 use crate::solver::RestoredState;
 use crate::{
     Acceleration, Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, Params,
-    Relaxation, Shape, Solver,
+    Relaxation, Shape, Solver, Wall,
 };
 
 fn inconsistent(field: &'static str, reason: impl Into<String>) -> CoreError {
@@ -104,6 +104,9 @@ fn decode<const D: usize>(bytes: &[u8]) -> Result<Solver<D>, CoreError> {
         &[0],
     ]
     .concat();
+    // Versions 2 to 6 ran without physical viscosity and with free-slip walls: four
+    // bytes 0 (0.0) and one (an empty list).
+    let no_viscosity = [0u8; 5];
     let upgraded;
     let payload = match version {
         2..=5 => {
@@ -113,7 +116,11 @@ fn decode<const D: usize>(bytes: &[u8]) -> Result<Solver<D>, CoreError> {
                 4 => 2,
                 _ => 0,
             };
-            upgraded = [payload, &[0u8; 5][..zeros], &skins].concat();
+            upgraded = [payload, &[0u8; 5][..zeros], &skins, &no_viscosity].concat();
+            &upgraded[..]
+        }
+        6 => {
+            upgraded = [payload, &no_viscosity].concat();
             &upgraded[..]
         }
         _ => payload,
@@ -160,6 +167,7 @@ fn decode<const D: usize>(bytes: &[u8]) -> Result<Solver<D>, CoreError> {
         .coarse_correction(state.coarse_correction)
         .keep_lists(state.keep_lists)
         .vorticity_rel(p.vorticity_rel)
+        .viscosity(state.viscosity)
         .unilateral(p.unilateral)
         .relaxation(p.relaxation.map_or(Relaxation::Auto, Relaxation::Fixed))
         .backend(if p.scalar_backend {
@@ -172,7 +180,8 @@ fn decode<const D: usize>(bytes: &[u8]) -> Result<Solver<D>, CoreError> {
         array("domain.lo", &state.domain_lo)?,
         array("domain.hi", &state.domain_hi)?,
     )?
-    .with_response(state.domain_friction, state.domain_restitution)?;
+    .with_response(state.domain_friction, state.domain_restitution)?
+    .with_walls(walls::<D>(&state.domain_no_slip)?);
     let mut solver = Solver::new(params, domain)?;
     for c in &state.colliders {
         let kind = match c.container {
@@ -366,6 +375,28 @@ impl<const D: usize> Solver<D> {
     }
 }
 
+/// The domain's walls from their no-slip flags (`[axis][lo, hi]` flattened; empty:
+/// all free-slip).
+fn walls<const D: usize>(no_slip: &[bool]) -> Result<[[Wall; 2]; D], CoreError> {
+    if no_slip.is_empty() {
+        return Ok([[Wall::FreeSlip; 2]; D]);
+    }
+    if no_slip.len() != 2 * D {
+        return Err(CheckpointError::Decode {
+            reason: format!(
+                "domain walls: {} flags, expected {} (two faces per axis)",
+                no_slip.len(),
+                2 * D
+            ),
+        }
+        .into());
+    }
+    let wall = |flag: bool| if flag { Wall::NoSlip } else { Wall::FreeSlip };
+    Ok(core::array::from_fn(|a| {
+        [wall(no_slip[2 * a]), wall(no_slip[2 * a + 1])]
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -390,11 +421,12 @@ mod tests {
         for _ in 0..3 {
             solver.step().unwrap();
         }
-        let v6 = solver.checkpoint().unwrap();
-        // The payload without the lists' two skins and step (a byte: below 128), which
-        // end it.
+        let v7 = solver.checkpoint().unwrap();
+        // The payload without the lists' two skins and step (a byte: below 128), the
+        // viscosity (four bytes 0) and the walls (one byte 0), which end it.
         assert!(solver.steps() < 128);
-        let payload = &v6[HEADER_LEN..v6.len() - 9];
+        assert_eq!(v7[v7.len() - 5..], [0; 5], "no viscosity, free-slip walls");
+        let payload = &v7[HEADER_LEN..v7.len() - 14];
         assert_eq!(
             payload[payload.len() - 5..],
             [0, 0, 0, 0, 0],
@@ -458,5 +490,39 @@ mod tests {
         .unwrap();
         let back = Solver::<2>::from_checkpoint(&coarse.checkpoint().unwrap()).unwrap();
         assert!(back.params().coarse_correction());
+    }
+
+    #[test]
+    fn the_viscosity_and_the_walls_round_trip() {
+        use crate::{Domain, Params, Solver, Wall};
+        let params = Params::<3>::builder(0.05).viscosity(2e-3).build().unwrap();
+        let walls = [
+            [Wall::FreeSlip, Wall::NoSlip],
+            [Wall::NoSlip, Wall::FreeSlip],
+            [Wall::FreeSlip; 2],
+        ];
+        let domain = Domain::new([0.0; 3], [1.0; 3]).unwrap().with_walls(walls);
+        let mut solver = Solver::new(params, domain).unwrap();
+        solver
+            .add_block([0.0; 3], [0.3; 3], [0.1, 0.0, 0.0])
+            .unwrap();
+        solver.step().unwrap();
+        let mut back = Solver::<3>::from_checkpoint(&solver.checkpoint().unwrap()).unwrap();
+        assert_eq!(back.params().viscosity(), 2e-3);
+        assert_eq!(back.domain().walls(), walls);
+        for _ in 0..3 {
+            solver.step().unwrap();
+            back.step().unwrap();
+        }
+        for a in 0..3 {
+            let (x, y) = (solver.velocities()[a], back.velocities()[a]);
+            assert!(x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits()));
+        }
+        // Wrong count of wall flags: an error, never a panic.
+        assert!(walls_of::<3>(&[true; 4]).is_err());
+    }
+
+    fn walls_of<const D: usize>(flags: &[bool]) -> Result<[[Wall; 2]; D], CoreError> {
+        super::walls::<D>(flags)
     }
 }

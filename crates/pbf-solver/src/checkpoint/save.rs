@@ -135,6 +135,18 @@ fn encode<const D: usize>(solver: &Solver<D>) -> Result<Vec<u8>, CoreError> {
             .map(|b| b.iter().map(|a| a.to_vec()).collect()),
         list_skins: dynamic.skins,
         lists_step: dynamic.built_step,
+        viscosity: p.viscosity,
+        domain_no_slip: if solver.domain().has_no_slip() {
+            solver
+                .domain()
+                .walls()
+                .iter()
+                .flatten()
+                .map(|w| *w == crate::Wall::NoSlip)
+                .collect()
+        } else {
+            Vec::new()
+        },
     };
     let payload = postcard::to_allocvec(&state).map_err(|e| CheckpointError::Encode {
         reason: e.to_string(),

@@ -125,7 +125,13 @@ pub(super) struct SolverState {
     /// (postcard's four bytes each for 0.1) and a byte 0 decodes as version 6.
     pub(super) list_skins: (f32, f32),
     /// The steps completed when the search that built the lists ran. Added in
-    /// version 6, last: 0 for an older file (lists of the first step, or long
-    /// past).
+    /// version 6: 0 for an older file (lists of the first step, or long past).
     pub(super) lists_step: u64,
+    /// [`Params::viscosity`](crate::Params::viscosity). Added in version 7: an
+    /// older file ran without one (postcard's four bytes 0 for 0.0).
+    pub(super) viscosity: f32,
+    /// Whether each face of the domain is no-slip (`[axis][lo, hi]` flattened), or
+    /// empty when every face is free-slip. Added in version 7, last: an older file
+    /// had free-slip walls (postcard's one byte 0 for an empty list).
+    pub(super) domain_no_slip: Vec<bool>,
 }

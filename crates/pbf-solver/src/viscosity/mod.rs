@@ -144,7 +144,7 @@ impl<const D: usize> Viscosity<D> {
         // momentum): the constant field is an eigenvector of the system with
         // eigenvalue 1. The iterate's sums are put back to the start's at the end.
         let sums: [f64; D] = core::array::from_fn(|a| {
-            let va: &[f32] = &v[a];
+            let va: &[f32] = v[a];
             deterministic_sum(n, partials, &|i| f64::from(va[i]))
         });
         // r = b - S v, with b = v: the start is the velocity itself.
