@@ -227,3 +227,39 @@ fn stays_in_the_glass(mut s: pbf_solver::Solver<3>, seconds: f64) {
 fn nothing_leaves_the_built_in_3d_glass_in_five_seconds() {
     stays_in_the_glass(pbf_solver::scenes::glass_3d(1000).unwrap(), 5.0);
 }
+
+/// `pbf validate --only viscosity` writes section 5 with its plot, and its table
+/// marks a run within the stated tolerance exactly when its deviation is (the
+/// criterion itself is asserted at H = 32 spacings in pbf-solver's tests).
+#[test]
+fn pbf_validate_writes_the_shear_wave_section() {
+    let dir = tempfile::tempdir().unwrap();
+    let (result, _) = common::run(&[
+        "validate",
+        "--quick",
+        "--only",
+        "viscosity",
+        "--out",
+        common::arg(dir.path()),
+    ]);
+    let pbf_cli::Outcome::Validated(report) = result.unwrap() else {
+        panic!("not a validation outcome");
+    };
+    assert_eq!(report.shear.len(), 2, "two walls");
+    let text = std::fs::read_to_string(dir.path().join("VALIDATION.md")).unwrap();
+    assert!(text.contains("## 5. Physical viscosity"));
+    for r in &report.shear {
+        assert!(r.most_iterations > 0 && r.trace.len() == 61);
+        assert!(r.measured.is_finite() && r.measured > 0.0);
+        let within = r.error().abs() <= pbf_cli::validate::DECAY_TOLERANCE;
+        let row = format!(
+            "{:+.1}% | {} | {} |",
+            100.0 * r.error(),
+            r.most_iterations,
+            if within { "yes" } else { "**no**" }
+        );
+        assert!(text.contains(&row), "{row} in\n{text}");
+    }
+    let bytes = std::fs::read(dir.path().join("validation").join("shear_waves.png")).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG"));
+}

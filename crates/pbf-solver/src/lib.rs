@@ -71,6 +71,7 @@ mod constraint;
 mod diagnostics;
 mod emitter;
 mod error;
+pub mod flows;
 #[doc(hidden)]
 pub mod fuzzing;
 mod lanes;

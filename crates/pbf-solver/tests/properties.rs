@@ -1,7 +1,7 @@
 //! Properties: momentum, scale invariance, determinism, SIMD against scalar, ids.
 
 use crate::common;
-use pbf_solver::{Backend, Domain, Params, Solver, scenes};
+use pbf_solver::{Backend, Domain, Params, Solver, Wall, scenes};
 use proptest::prelude::*;
 
 fn cloud<const D: usize>(points: &[[f32; D]], unilateral: bool) -> Solver<D> {
@@ -50,16 +50,26 @@ proptest! {
 }
 
 /// A dam break at scale `scale`: positions, spacing, domain and gravity scaled. With
-/// `nudge`, every x coordinate starts one ulp larger.
-fn scaled_dam_break(scale: f32, backend: Backend, nudge: bool) -> Solver<3> {
+/// `nudge`, every x coordinate starts one ulp larger. `viscous`: with a physical
+/// viscosity (scaled by `scale^2`, as m^2/s scale) and no-slip walls.
+fn scaled_dam_break(scale: f32, backend: Backend, nudge: bool, viscous: bool) -> Solver<3> {
     let spacing = 0.05 * scale;
+    let nu = if viscous { 1e-2 * scale * scale } else { 0.0 };
     let params = Params::<3>::builder(spacing)
         .gravity([0.0, -9.81 * scale, 0.0])
+        .viscosity(nu)
         .backend(backend)
         .build()
         .unwrap();
     let a = 8.0 * spacing;
-    let domain = Domain::new([0.0; 3], [3.0 * a, 1.5 * a, a]).unwrap();
+    let wall = if viscous {
+        Wall::NoSlip
+    } else {
+        Wall::FreeSlip
+    };
+    let domain = Domain::new([0.0; 3], [3.0 * a, 1.5 * a, a])
+        .unwrap()
+        .with_wall(wall);
     let mut block = Solver::new(params.clone(), domain).unwrap();
     block.add_block([0.0; 3], [a, a, a], [0.0; 3]).unwrap();
     let mut points = Vec::new();
@@ -92,10 +102,10 @@ fn deviation(a: &[[f32; 3]], b: &[[f32; 3]], scale: f32, h: f32) -> f32 {
 /// (which is about 1e-5 h there).
 const HORIZON: usize = 10;
 
-fn baseline() -> (Vec<[f32; 3]>, f32) {
-    let mut reference = scaled_dam_break(1.0, Backend::Lanes, false);
+fn baseline(viscous: bool) -> (Vec<[f32; 3]>, f32) {
+    let mut reference = scaled_dam_break(1.0, Backend::Lanes, false, viscous);
     common::run(&mut reference, HORIZON);
-    let mut nudged = scaled_dam_break(1.0, Backend::Lanes, true);
+    let mut nudged = scaled_dam_break(1.0, Backend::Lanes, true, viscous);
     common::run(&mut nudged, HORIZON);
     let h = reference.kernel().h();
     let expected = common::by_id(&reference);
@@ -106,15 +116,17 @@ fn baseline() -> (Vec<[f32; 3]>, f32) {
 
 #[test]
 fn a_scene_scaled_by_s_gives_positions_scaled_by_s() {
-    let (expected, ulp) = baseline();
-    for scale in [0.01f32, 100.0] {
-        let mut s = scaled_dam_break(scale, Backend::Lanes, false);
-        common::run(&mut s, HORIZON);
-        let d = deviation(&expected, &common::by_id(&s), scale, 0.1);
-        assert!(
-            d < 1e-3 && d <= 4.0 * ulp,
-            "scale {scale}: deviation {d} h, one-ulp baseline {ulp} h"
-        );
+    for viscous in [false, true] {
+        let (expected, ulp) = baseline(viscous);
+        for scale in [0.01f32, 100.0] {
+            let mut s = scaled_dam_break(scale, Backend::Lanes, false, viscous);
+            common::run(&mut s, HORIZON);
+            let d = deviation(&expected, &common::by_id(&s), scale, 0.1);
+            assert!(
+                d < 1e-3 && d <= 4.0 * ulp,
+                "viscous {viscous}, scale {scale}: deviation {d} h, one-ulp baseline {ulp} h"
+            );
+        }
     }
 }
 
@@ -431,8 +443,8 @@ fn every_backend_gives_the_bits_of_the_scalar_path() {
         assert_eq!(bits(a), bits(b), "step {step}: densities");
     }
     for backend in [Backend::Lanes, Backend::Lanes8] {
-        let mut wide = scaled_dam_break(1.0, backend, false);
-        let mut scalar = scaled_dam_break(1.0, Backend::Scalar, false);
+        let mut wide = scaled_dam_break(1.0, backend, false, false);
+        let mut scalar = scaled_dam_break(1.0, Backend::Scalar, false, false);
         for step in 1..=120 {
             let (da, db) = (wide.step().unwrap(), scalar.step().unwrap());
             assert_eq!(da.iterations, db.iterations);

@@ -7,6 +7,7 @@ mod incompressibility;
 mod plot;
 mod report;
 mod stability;
+mod viscosity;
 
 pub use conservation::{
     EnergyTrace, MomentumTrace, ScaleInvariance, energy_in_a_closed_box, momentum_without_walls,
@@ -22,3 +23,4 @@ pub use stability::{
     ENERGY_TOLERANCE, GLASS_HEIGHT, MAX_DENSITY_ERROR, MAX_EXTRA_SETTLE, SPACING, StabilityCell,
     StabilityResult, StabilityTiming, UNSTABLE_SPEED_OVER_H, run_stability_cell, stability_grid,
 };
+pub use viscosity::{DECAY_TOLERANCE, ShearDecay, shear_decay};

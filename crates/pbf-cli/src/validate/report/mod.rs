@@ -2,13 +2,14 @@
 //!
 //! One concept per file: the parts, the options, the report and the run as a whole
 //! here; the document's opening in `header`; each part's runs and section in
-//! `stability`, `incompressibility`, `dam_break` and `conservation`.
+//! `stability`, `incompressibility`, `dam_break`, `conservation` and `viscosity`.
 
 mod conservation;
 mod dam_break;
 mod header;
 mod incompressibility;
 mod stability;
+mod viscosity;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -18,13 +19,14 @@ use super::conservation::{EnergyTrace, MomentumTrace, ScaleInvariance};
 use super::dam_break::{Deviation, FrontCurve};
 use super::incompressibility::ColumnResult;
 use super::stability::StabilityResult;
+use super::viscosity::ShearDecay;
 use crate::error::CliError;
 use crate::render::save_png;
 
 /// A part of the suite.
 ///
 /// ```
-/// assert_eq!(pbf_cli::validate::Part::ALL.len(), 4);
+/// assert_eq!(pbf_cli::validate::Part::ALL.len(), 5);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Part {
@@ -36,15 +38,18 @@ pub enum Part {
     DamBreak,
     /// Energy, momentum and scale.
     Conservation,
+    /// Physical viscosity: decaying shear waves.
+    Viscosity,
 }
 
 impl Part {
     /// Every part, in the document's order.
-    pub const ALL: [Part; 4] = [
+    pub const ALL: [Part; 5] = [
         Part::Stability,
         Part::Incompressibility,
         Part::DamBreak,
         Part::Conservation,
+        Part::Viscosity,
     ];
 }
 
@@ -97,6 +102,8 @@ pub struct ValidationReport {
     pub momentum: Vec<MomentumTrace>,
     /// The scale experiment.
     pub scale: Option<ScaleInvariance>,
+    /// The shear waves.
+    pub shear: Vec<ShearDecay>,
     /// The document written.
     pub document: PathBuf,
     /// Wall-clock time of the whole run.
@@ -141,6 +148,9 @@ pub fn validate(
     if options.runs(Part::Conservation) {
         conservation::run(quick, log, &mut report)?;
     }
+    if options.runs(Part::Viscosity) {
+        viscosity::run(quick, log, &mut report)?;
+    }
     report.wall_time = start.elapsed();
     report.document = options.out.join("VALIDATION.md");
     let text = document(options, &report, &plots)?;
@@ -173,6 +183,9 @@ fn document(
     }
     if !r.energy.is_empty() || r.scale.is_some() {
         conservation::section(&mut md, r, plots)?;
+    }
+    if !r.shear.is_empty() {
+        viscosity::section(&mut md, r, plots)?;
     }
     Ok(md)
 }

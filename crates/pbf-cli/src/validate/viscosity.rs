@@ -1,0 +1,72 @@
+//! Physical viscosity: shear waves decaying between free-slip and no-slip walls
+//! against the diffusion equation's `exp(-nu k^2 t)`.
+
+use pbf_solver::flows::ShearWave;
+use pbf_solver::{Backend, CoreError, Wall};
+
+/// The relative deviation of the measured decay rate from `nu k^2` that a run may
+/// have: stated before the run (the backward-Euler step's own error at
+/// `nu k^2 dt = 0.01` is 0.5%; the rest is the SPH discretisation of the mode and of
+/// the walls).
+pub const DECAY_TOLERANCE: f64 = 0.10;
+
+/// One shear wave's decay.
+///
+/// ```
+/// use pbf_cli::validate::shear_decay;
+/// let r = shear_decay(8, pbf_solver::Wall::FreeSlip, 10)?;
+/// assert_eq!(r.trace.len(), 11);
+/// assert!(r.measured > 0.0 && r.analytic > 0.0);
+/// # Ok::<(), pbf_solver::CoreError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShearDecay {
+    /// The walls.
+    pub wall: Wall,
+    /// Particles across the channel.
+    pub rows: usize,
+    /// Particles simulated.
+    pub particles: usize,
+    /// `nu k^2`, per second.
+    pub analytic: f64,
+    /// The decay rate measured over the run, per second.
+    pub measured: f64,
+    /// `(t, A(t) / A(0))` at every step, from t = 0.
+    pub trace: Vec<(f64, f64)>,
+    /// The most conjugate-gradient iterations of a step.
+    pub most_iterations: u32,
+}
+
+impl ShearDecay {
+    /// The measured rate's relative deviation from the analytic one.
+    pub fn error(&self) -> f64 {
+        self.measured / self.analytic - 1.0
+    }
+}
+
+/// Runs [`ShearWave::with_decay`] at 1/120 s for `steps` steps.
+///
+/// # Errors
+/// A [`CoreError`] from the solver.
+pub fn shear_decay(rows: usize, wall: Wall, steps: usize) -> Result<ShearDecay, CoreError> {
+    let wave = ShearWave::with_decay(rows, wall, 1.0 / 120.0);
+    let mut s = wave.solver(Backend::Lanes)?;
+    let start = wave.amplitude_of(&s);
+    let mut trace = vec![(0.0, 1.0)];
+    let mut most_iterations = 0;
+    for _ in 0..steps {
+        let d = s.step()?;
+        most_iterations = most_iterations.max(d.viscosity_iterations);
+        trace.push((s.time(), wave.amplitude_of(&s) / start));
+    }
+    let (t, ratio) = trace[trace.len() - 1];
+    Ok(ShearDecay {
+        wall,
+        rows,
+        particles: s.len(),
+        analytic: f64::from(wave.decay_rate()),
+        measured: -ratio.ln() / t.max(f64::MIN_POSITIVE),
+        trace,
+        most_iterations,
+    })
+}
