@@ -236,6 +236,7 @@ fn describe<const D: usize>(solver: &Solver<D>, blocks: &[(Vec<f32>, Vec<f32>)])
                 container: None,
                 friction: Some(num(c.response().0)),
                 restitution: Some(num(c.response().1)),
+                wall: (c.wall() == Wall::NoSlip).then_some(WallName::NoSlip),
             };
             match *c.shape() {
                 Shape::Plane { point, normal } => {
@@ -471,6 +472,11 @@ pub fn scene_to_toml(file: &SceneFile, title: &str) -> String {
         }
         w.opt("friction", c.friction.map(float), "");
         w.opt("restitution", c.restitution.map(float), "");
+        w.opt(
+            "wall",
+            c.wall.map(|w| wall_value(&WallSpec::All(w))),
+            "\"no-slip\": the fluid at its surface at rest (needs viscosity > 0)",
+        );
     }
     for b in &file.blocks {
         w.blank();

@@ -684,4 +684,23 @@ fn viscosity_and_walls_are_scene_keys() {
     // A no-slip wall acts through the viscosity: without one it is an error.
     let e = scene_error(&with("0.0", "\"no-slip\""));
     assert_eq!(e.field.as_deref(), Some("solver.viscosity"), "{e}");
+    // So is a collider's.
+    let collider = |viscosity: &str, wall: &str| {
+        with(viscosity, "\"free-slip\"")
+            .replace("radius = 0.1", &format!("radius = 0.1\nwall = {wall}"))
+    };
+    let scene = Scene::parse(&collider("1e-3", "\"no-slip\""), "c.toml").expect("parses");
+    let scenes::AnySolver::Three(s) = scene.build().expect("builds") else {
+        panic!("3D")
+    };
+    assert_eq!(s.colliders()[0].wall(), NoSlip);
+    let round = pbf_cli::scene_to_toml(&scene.file, "no-slip ball");
+    assert_eq!(
+        Scene::parse(&round, "r.toml").expect("parses").file,
+        scene.file
+    );
+    let e = scene_error(&collider("0.0", "\"no-slip\""));
+    assert_eq!(e.field.as_deref(), Some("collider[0].wall"), "{e}");
+    let e = scene_error(&collider("1e-3", "\"sticky\""));
+    assert_eq!(e.field.as_deref(), Some("collider[0].wall"), "{e}");
 }

@@ -404,7 +404,8 @@ pub fn checkpoint_seeds() -> Vec<(&'static str, Vec<u8>)> {
 
 /// A 2D seed: a block with an emitter above it in a bowl, beside a solid box, a
 /// capsule and a cylinder; with `chebyshev`, Chebyshev steps, the coarse correction,
-/// an XSPH period, a physical viscosity and a no-slip floor instead of kept lists.
+/// an XSPH period, a physical viscosity, a no-slip floor and a no-slip capsule
+/// instead of kept lists.
 #[cfg(feature = "serde")]
 fn seed_2d(chebyshev: bool) -> Solver<2> {
     let b = Params::<2>::builder(0.03).xsph_c(0.02).vorticity_rel(0.2);
@@ -463,9 +464,16 @@ fn seed_2d(chebyshev: bool) -> Solver<2> {
             hollow,
         ),
     ];
-    for (shape, kind) in colliders {
+    for (k, (shape, kind)) in colliders.into_iter().enumerate() {
+        // With the viscosity, the capsule is no-slip.
+        let wall = if chebyshev && k == 2 {
+            crate::Wall::NoSlip
+        } else {
+            crate::Wall::FreeSlip
+        };
         let collider = Collider::new(shape, kind)
             .and_then(|c| c.with_response(0.2, 0.1))
+            .map(|c| c.with_wall(wall))
             .expect("the seed's collider");
         s.add_collider(collider).expect("the seed's collider fits");
     }

@@ -128,3 +128,74 @@ fn a_no_slip_wall_needs_a_viscosity() {
         "{err}"
     );
 }
+
+/// No-slip colliders act as no-slip faces do: the no-slip shear wave between two
+/// plane colliders (the domain's own walls far away and free-slip) decays as between
+/// no-slip faces of the domain, within 2% (the same distances and normals; the
+/// planes' contact and density shares are those of the faces).
+#[test]
+fn no_slip_plane_colliders_act_as_no_slip_faces() {
+    use pbf_solver::{Collider, ColliderKind, Shape};
+    let wave = ShearWave::with_decay(16, Wall::NoSlip, 1.0 / 120.0);
+    let faces = wave.solver(Backend::Lanes).unwrap();
+    let height = wave.height();
+    let params = faces.params().clone();
+    let domain = Domain::new([0.0, -height], [8.0 * height, 2.0 * height]).unwrap();
+    let mut planes = Solver::new(params, domain).unwrap();
+    for (y, normal) in [(0.0, 1.0), (height, -1.0)] {
+        let plane = Shape::Plane {
+            point: [0.0, y],
+            normal: [0.0, normal],
+        };
+        let collider = Collider::new(plane, ColliderKind::Solid)
+            .unwrap()
+            .with_wall(Wall::NoSlip);
+        planes.add_collider(collider).unwrap();
+    }
+    let mut points = Vec::new();
+    faces.positions_interleaved(&mut points);
+    let velocities: Vec<[f32; 2]> = (0..faces.len())
+        .map(|i| [faces.velocities()[0][i], faces.velocities()[1][i]])
+        .collect();
+    planes.add_particles(&points, Some(&velocities)).unwrap();
+    let rate = |mut s: Solver<2>| {
+        let start = wave.amplitude_of(&s);
+        for _ in 0..60 {
+            s.step().unwrap();
+        }
+        -(wave.amplitude_of(&s) / start).ln() / 0.5
+    };
+    let (with_faces, with_planes) = (rate(faces), rate(planes));
+    eprintln!("decay rate: no-slip faces {with_faces:.4} /s, no-slip planes {with_planes:.4} /s");
+    assert!(
+        (with_planes / with_faces - 1.0).abs() <= 0.02,
+        "{with_planes} against {with_faces}"
+    );
+}
+
+#[test]
+fn a_no_slip_collider_needs_a_viscosity() {
+    use pbf_solver::{Collider, ColliderKind, Shape};
+    let params = Params::<2>::builder(0.05).build().unwrap();
+    let mut s = Solver::new(params, Domain::new([0.0; 2], [1.0; 2]).unwrap()).unwrap();
+    let ball = Shape::Sphere {
+        center: [0.5, 0.5],
+        radius: 0.1,
+    };
+    let collider = Collider::new(ball, ColliderKind::Solid)
+        .unwrap()
+        .with_wall(Wall::NoSlip);
+    let err = s.add_collider(collider).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            pbf_solver::CoreError::InvalidCollider {
+                field: "wall",
+                index: 0,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(s.colliders().is_empty());
+}

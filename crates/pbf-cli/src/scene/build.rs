@@ -5,7 +5,7 @@ use pbf_solver::scenes::AnySolver;
 use pbf_solver::{Collider, Domain, Emitter, Solver};
 
 use super::errors::Context;
-use super::{Scene, vector};
+use super::{Scene, WallName, vector};
 use crate::error::CliError;
 
 impl Scene {
@@ -61,6 +61,7 @@ impl Scene {
                         c.restitution.unwrap_or(0.0) as f32,
                     )
                 })
+                .map(|c2| c2.with_wall(c.wall.map_or(pbf_solver::Wall::FreeSlip, WallName::wall)))
                 .and_then(|c2| solver.add_collider(c2))
                 .map_err(|e| self.core_error(e, Context::Collider(i)));
             collider?;

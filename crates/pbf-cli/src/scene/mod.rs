@@ -41,6 +41,7 @@
 //! container = { wall_thickness = 0.1, open_top = true }   # optional: hollow
 //! friction = 0.0                     # optional
 //! restitution = 0.0                  # optional
+//! wall = "free-slip"                 # optional: or "no-slip" (needs viscosity > 0)
 //!
 //! [[block]]                          # any number: a lattice of fluid at rest spacing
 //! lo = [0.0, 0.0, 0.0]

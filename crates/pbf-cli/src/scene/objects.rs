@@ -127,6 +127,8 @@ pub struct ColliderSpec {
     pub container: Option<ContainerSpec>,
     pub friction: Option<f64>,
     pub restitution: Option<f64>,
+    /// `"free-slip"` (the default) or `"no-slip"` (needs a viscosity).
+    pub wall: Option<WallName>,
 }
 
 /// The names of every shape's vector fields, in the order scene files list them.

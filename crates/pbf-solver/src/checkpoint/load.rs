@@ -105,8 +105,8 @@ fn decode<const D: usize>(bytes: &[u8]) -> Result<Solver<D>, CoreError> {
     ]
     .concat();
     // Versions 2 to 6 ran without physical viscosity and with free-slip walls: four
-    // bytes 0 (0.0) and one (an empty list).
-    let no_viscosity = [0u8; 5];
+    // bytes 0 (0.0) and one each for the domain's and the colliders' (empty) lists.
+    let no_viscosity = [0u8; 6];
     let upgraded;
     let payload = match version {
         2..=5 => {
@@ -183,7 +183,18 @@ fn decode<const D: usize>(bytes: &[u8]) -> Result<Solver<D>, CoreError> {
     .with_response(state.domain_friction, state.domain_restitution)?
     .with_walls(walls::<D>(&state.domain_no_slip)?);
     let mut solver = Solver::new(params, domain)?;
-    for c in &state.colliders {
+    if !state.colliders_no_slip.is_empty() && state.colliders_no_slip.len() != state.colliders.len()
+    {
+        return Err(CheckpointError::Decode {
+            reason: format!(
+                "collider walls: {} flags for {} colliders",
+                state.colliders_no_slip.len(),
+                state.colliders.len()
+            ),
+        }
+        .into());
+    }
+    for (k, c) in state.colliders.iter().enumerate() {
         let kind = match c.container {
             None => ColliderKind::Solid,
             Some((wall_thickness, open_top)) => ColliderKind::Container {
@@ -191,8 +202,14 @@ fn decode<const D: usize>(bytes: &[u8]) -> Result<Solver<D>, CoreError> {
                 open_top,
             },
         };
-        let collider =
-            Collider::new(shape(&c.shape)?, kind)?.with_response(c.friction, c.restitution)?;
+        let wall = if state.colliders_no_slip.get(k) == Some(&true) {
+            Wall::NoSlip
+        } else {
+            Wall::FreeSlip
+        };
+        let collider = Collider::new(shape(&c.shape)?, kind)?
+            .with_response(c.friction, c.restitution)?
+            .with_wall(wall);
         solver.add_collider(collider)?;
     }
     for e in &state.emitters {
@@ -423,10 +440,11 @@ mod tests {
         }
         let v7 = solver.checkpoint().unwrap();
         // The payload without the lists' two skins and step (a byte: below 128), the
-        // viscosity (four bytes 0) and the walls (one byte 0), which end it.
+        // viscosity (four bytes 0) and the walls (one byte 0 each for the domain and
+        // the colliders), which end it.
         assert!(solver.steps() < 128);
-        assert_eq!(v7[v7.len() - 5..], [0; 5], "no viscosity, free-slip walls");
-        let payload = &v7[HEADER_LEN..v7.len() - 14];
+        assert_eq!(v7[v7.len() - 6..], [0; 6], "no viscosity, free-slip walls");
+        let payload = &v7[HEADER_LEN..v7.len() - 15];
         assert_eq!(
             payload[payload.len() - 5..],
             [0, 0, 0, 0, 0],
@@ -503,6 +521,14 @@ mod tests {
         ];
         let domain = Domain::new([0.0; 3], [1.0; 3]).unwrap().with_walls(walls);
         let mut solver = Solver::new(params, domain).unwrap();
+        for wall in [Wall::FreeSlip, Wall::NoSlip] {
+            let ball = crate::Shape::Sphere {
+                center: [0.7; 3],
+                radius: 0.1,
+            };
+            let c = crate::Collider::new(ball, crate::ColliderKind::Solid).unwrap();
+            solver.add_collider(c.with_wall(wall)).unwrap();
+        }
         solver
             .add_block([0.0; 3], [0.3; 3], [0.1, 0.0, 0.0])
             .unwrap();
@@ -510,6 +536,8 @@ mod tests {
         let mut back = Solver::<3>::from_checkpoint(&solver.checkpoint().unwrap()).unwrap();
         assert_eq!(back.params().viscosity(), 2e-3);
         assert_eq!(back.domain().walls(), walls);
+        let kept: Vec<Wall> = back.colliders().iter().map(|c| c.wall()).collect();
+        assert_eq!(kept, [Wall::FreeSlip, Wall::NoSlip]);
         for _ in 0..3 {
             solver.step().unwrap();
             back.step().unwrap();

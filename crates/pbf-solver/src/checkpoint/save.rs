@@ -147,6 +147,19 @@ fn encode<const D: usize>(solver: &Solver<D>) -> Result<Vec<u8>, CoreError> {
         } else {
             Vec::new()
         },
+        colliders_no_slip: if solver
+            .colliders()
+            .iter()
+            .any(|c| c.wall() == crate::Wall::NoSlip)
+        {
+            solver
+                .colliders()
+                .iter()
+                .map(|c| c.wall() == crate::Wall::NoSlip)
+                .collect()
+        } else {
+            Vec::new()
+        },
     };
     let payload = postcard::to_allocvec(&state).map_err(|e| CheckpointError::Encode {
         reason: e.to_string(),

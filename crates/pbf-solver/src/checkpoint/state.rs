@@ -131,7 +131,10 @@ pub(super) struct SolverState {
     /// older file ran without one (postcard's four bytes 0 for 0.0).
     pub(super) viscosity: f32,
     /// Whether each face of the domain is no-slip (`[axis][lo, hi]` flattened), or
-    /// empty when every face is free-slip. Added in version 7, last: an older file
-    /// had free-slip walls (postcard's one byte 0 for an empty list).
+    /// empty when every face is free-slip. Added in version 7: an older file had
+    /// free-slip walls (postcard's one byte 0 for an empty list).
     pub(super) domain_no_slip: Vec<bool>,
+    /// Whether each collider is no-slip, in order, or empty when none is. Added in
+    /// version 7, last (one byte 0 for an older file).
+    pub(super) colliders_no_slip: Vec<bool>,
 }

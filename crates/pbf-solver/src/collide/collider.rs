@@ -4,7 +4,7 @@
 use super::bounds::Bounds;
 use super::response::check_response;
 use super::shape::Shape;
-use crate::CoreError;
+use crate::{CoreError, Wall};
 
 /// Whether a collider is a solid body or a container whose walls hold fluid inside.
 ///
@@ -60,6 +60,8 @@ pub struct Collider<const D: usize> {
     pub(super) kind: ColliderKind,
     friction: f32,
     restitution: f32,
+    /// The condition at its surface for the fluid's velocity along it.
+    wall: Wall,
     /// Where the distance is at least a given radius without evaluating it.
     pub(super) bounds: Bounds<D>,
 }
@@ -82,6 +84,7 @@ impl<const D: usize> Collider<D> {
             kind,
             friction: 0.0,
             restitution: 0.0,
+            wall: Wall::FreeSlip,
             bounds: Bounds::new(&shape, kind),
         };
         c.validate(0)?;
@@ -105,6 +108,27 @@ impl<const D: usize> Collider<D> {
         self.friction = friction;
         self.restitution = restitution;
         Ok(self)
+    }
+
+    /// Sets the [`Wall`] condition of its surface: free-slip (the default) or
+    /// no-slip, the fluid next to it held at rest through the physical viscosity
+    /// (the solver then needs a viscosity above 0).
+    ///
+    /// ```
+    /// use pbf_solver::{Collider, ColliderKind, Shape, Wall};
+    /// let s = Shape::Sphere { center: [0.0; 2], radius: 1.0 };
+    /// let c = Collider::new(s, ColliderKind::Solid)?.with_wall(Wall::NoSlip);
+    /// assert_eq!(c.wall(), Wall::NoSlip);
+    /// # Ok::<(), pbf_solver::CoreError>(())
+    /// ```
+    pub fn with_wall(mut self, wall: Wall) -> Self {
+        self.wall = wall;
+        self
+    }
+
+    /// The [`Wall`] condition of its surface.
+    pub fn wall(&self) -> Wall {
+        self.wall
     }
 
     /// The shape.

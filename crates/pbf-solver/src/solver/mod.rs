@@ -248,13 +248,8 @@ impl<const D: usize> Solver<D> {
             });
         }
         let volume = params.mass() / params.rest_density();
-        let viscosity = crate::viscosity::Viscosity::new(
-            &kernel,
-            params.viscosity(),
-            params.spacing(),
-            volume,
-            &domain,
-        );
+        let viscosity =
+            crate::viscosity::Viscosity::new(&kernel, params.viscosity(), params.spacing(), volume);
         let walls = WallTables::new(&kernel);
         let relaxation = match params.relaxation() {
             Relaxation::Auto => jacobi_relaxation(&params, &kernel),

@@ -9,7 +9,9 @@ impl<const D: usize> Solver<D> {
     /// Adds a static collider.
     ///
     /// # Errors
-    /// [`CoreError::InvalidCollider`] with the index the collider would have had.
+    /// [`CoreError::InvalidCollider`] with the index the collider would have had, and
+    /// naming `wall` for a no-slip collider ([`Wall::NoSlip`](crate::Wall::NoSlip))
+    /// when the viscosity is 0.
     ///
     /// ```
     /// use pbf_solver::{Collider, ColliderKind, Domain, Params, Shape, Solver};
@@ -20,6 +22,14 @@ impl<const D: usize> Solver<D> {
     /// ```
     pub fn add_collider(&mut self, collider: Collider<D>) -> Result<(), CoreError> {
         collider.validate(self.colliders.len())?;
+        if collider.wall() == crate::Wall::NoSlip && self.params.viscosity() == 0.0 {
+            return Err(CoreError::InvalidCollider {
+                index: self.colliders.len(),
+                field: "wall",
+                value: 0.0,
+                reason: "a no-slip collider acts through the viscosity: set viscosity > 0",
+            });
+        }
         self.colliders.push(collider);
         Ok(())
     }

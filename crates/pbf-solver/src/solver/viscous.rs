@@ -21,7 +21,8 @@ impl<const D: usize> Solver<D> {
         };
         let dt = self.params.time_step();
         let velocities = muts(&mut self.velocities);
+        let walls = (&self.domain, self.colliders.as_slice());
         self.viscosity
-            .solve::<L>(&nb, &self.kernel, dt, &self.domain, velocities)
+            .solve::<L>(&nb, &self.kernel, dt, walls, velocities)
     }
 }

@@ -104,6 +104,11 @@ impl WallShare {
         Self { h, normal, tangent }
     }
 
+    /// The kernel radius: no share from h on.
+    pub(crate) fn h(&self) -> f32 {
+        self.h
+    }
+
     /// `(normal, tangent)` shares at distance `d` from the wall (linear between the
     /// samples; zero from `h` on).
     pub(crate) fn at(&self, d: f32) -> (f32, f32) {

@@ -17,10 +17,9 @@
 mod lattice;
 mod pass;
 
-use crate::Domain;
-use crate::Wall;
 use crate::lists::{Neighbourhood, pack_vectors};
 use crate::parallel::{deterministic_sum, for_each_chunk, stretches};
+use crate::{Collider, Domain, Wall};
 use lattice::WallShare;
 use pass::System;
 use pbf_kernels::{Kernel, Lane};
@@ -44,12 +43,14 @@ pub(crate) struct Viscosity<const D: usize> {
     nu_user: f32,
     /// The rest volume `m / rho0`.
     volume: f32,
-    /// The no-slip walls' share per unit of `nu`, when the domain has one.
+    /// The no-slip walls' share per unit of `nu` (`None` without a viscosity).
     wall: Option<WallShare>,
     residual: [Vec<f32>; D],
     direction: [Vec<f32>; D],
     product: [Vec<f32>; D],
-    walls: [Vec<f32>; D],
+    /// Every particle's `nu W_i`, a symmetric matrix: `[xx, xy, yy]` in 2D,
+    /// `[xx, xy, xz, yy, yz, zz]` in 3D (the rest 0).
+    walls: Vec<[f32; 6]>,
     packed: Vec<[f32; 4]>,
     partials: Vec<f64>,
 }
@@ -69,17 +70,10 @@ fn muts<const D: usize>(v: &mut [Vec<f32>; D]) -> [&mut [f32]; D] {
 
 impl<const D: usize> Viscosity<D> {
     /// The viscosity `nu` (m^2/s) of particles of rest volume `volume` on the
-    /// lattice of spacing `s`, in `domain`.
-    pub(crate) fn new(
-        kernel: &Kernel<D>,
-        nu: f32,
-        s: f32,
-        volume: f32,
-        domain: &Domain<D>,
-    ) -> Self {
+    /// lattice of spacing `s`.
+    pub(crate) fn new(kernel: &Kernel<D>, nu: f32, s: f32, volume: f32) -> Self {
         let calibration = lattice::laplacian_calibration(kernel, s, volume);
-        let wall = (nu > 0.0 && domain.has_no_slip())
-            .then(|| WallShare::new(kernel, s, volume, calibration));
+        let wall = (nu > 0.0).then(|| WallShare::new(kernel, s, volume, calibration));
         Self {
             nu: (f64::from(nu) * calibration) as f32,
             nu_user: nu,
@@ -88,7 +82,7 @@ impl<const D: usize> Viscosity<D> {
             residual: empty(),
             direction: empty(),
             product: empty(),
-            walls: empty(),
+            walls: Vec::new(),
             packed: Vec::new(),
             partials: Vec::new(),
         }
@@ -107,7 +101,7 @@ impl<const D: usize> Viscosity<D> {
         nb: &Neighbourhood<'_, D>,
         kernel: &Kernel<D>,
         dt: f32,
-        domain: &Domain<D>,
+        walls: (&Domain<D>, &[Collider<D>]),
         v: [&mut [f32]; D],
     ) -> u32 {
         let n = nb.len();
@@ -119,14 +113,14 @@ impl<const D: usize> Viscosity<D> {
                 array[a].resize(n, 0.0);
             }
         }
-        let with_walls = self.wall_shares(nb, domain);
+        let with_walls = self.wall_shares(nb, walls);
         let mut v = v;
         let system = System {
             kernel,
             nu: self.nu,
             volume: self.volume,
             dt,
-            walls: with_walls.then(|| refs(&self.walls)),
+            walls: with_walls.then_some(self.walls.as_slice()),
         };
         let partials = &mut self.partials;
         let dot = |partials: &mut Vec<f64>, x: [&[f32]; D], y: [&[f32]; D]| {
@@ -198,39 +192,76 @@ impl<const D: usize> Viscosity<D> {
         iterations
     }
 
-    /// Every particle's share of the no-slip walls along each axis, `nu W_i`, into
-    /// `walls`. Returns whether there is a no-slip wall.
-    fn wall_shares(&mut self, nb: &Neighbourhood<'_, D>, domain: &Domain<D>) -> bool {
-        let Some(share) = &self.wall else {
+    /// Every particle's share of the no-slip walls, `nu W_i`, into `walls`: each face
+    /// and collider within h adds `T_n(d) n n^T + T_t(d) (I - n n^T)` at the distance
+    /// `d` along its normal `n`. Returns whether there is a no-slip wall.
+    fn wall_shares(
+        &mut self,
+        nb: &Neighbourhood<'_, D>,
+        (domain, colliders): (&Domain<D>, &[Collider<D>]),
+    ) -> bool {
+        let no_slip = colliders.iter().any(|c| c.wall() == Wall::NoSlip);
+        let Some(share) = self
+            .wall
+            .as_ref()
+            .filter(|_| no_slip || domain.has_no_slip())
+        else {
             return false;
         };
-        let n = nb.len();
-        for w in &mut self.walls {
-            w.resize(n, 0.0);
-        }
+        self.walls.resize(nb.len(), [0.0; 6]);
         let (lo, hi, faces) = (domain.lo(), domain.hi(), domain.walls());
-        let (quads, nu) = (nb.quads, self.nu_user);
-        for_each_chunk(muts(&mut self.walls), &|start, w: [&mut [f32]; D]| {
-            for k in 0..w[0].len() {
-                let p = quads[start + k];
-                let mut total = [0.0f32; D];
-                for axis in 0..D {
-                    for (side, d) in [(0, p[axis] - lo[axis]), (1, hi[axis] - p[axis])] {
-                        if faces[axis][side] != Wall::NoSlip {
-                            continue;
-                        }
-                        let (normal, tangent) = share.at(d);
-                        for (b, t) in total.iter_mut().enumerate() {
-                            *t += if b == axis { normal } else { tangent };
+        let (quads, nu, h) = (nb.quads, self.nu_user, share.h());
+        for_each_chunk(
+            [self.walls.as_mut_slice()],
+            &|start, [w]: [&mut [[f32; 6]]; 1]| {
+                for (k, w) in w.iter_mut().enumerate() {
+                    let q = quads[start + k];
+                    let p: [f32; D] = core::array::from_fn(|a| q[a]);
+                    let mut total = [0.0f32; 6];
+                    for axis in 0..D {
+                        for (side, d, sign) in
+                            [(0, p[axis] - lo[axis], 1.0), (1, hi[axis] - p[axis], -1.0)]
+                        {
+                            if faces[axis][side] == Wall::NoSlip {
+                                let mut n = [0.0f32; D];
+                                n[axis] = sign;
+                                add_share::<D>(&mut total, share.at(d), n);
+                            }
                         }
                     }
+                    for c in colliders.iter().filter(|c| c.wall() == Wall::NoSlip) {
+                        if c.clear_of(p, h) {
+                            continue;
+                        }
+                        let (d, n) = c.distance_and_normal(p);
+                        add_share::<D>(&mut total, share.at(d), n);
+                    }
+                    *w = total.map(|t| nu * t);
                 }
-                for a in 0..D {
-                    w[a][k] = nu * total[a];
-                }
-            }
-        });
+            },
+        );
         true
+    }
+}
+
+/// The index of entry `(a, b)` of a symmetric `D x D` matrix stored as its upper
+/// triangle row by row.
+#[inline]
+pub(crate) fn upper<const D: usize>(a: usize, b: usize) -> usize {
+    let (a, b) = (a.min(b), a.max(b));
+    a * D - a * (a + 1) / 2 + b
+}
+
+/// Adds `normal n n^T + tangent (I - n n^T)` to the symmetric matrix `total`.
+fn add_share<const D: usize>(total: &mut [f32; 6], (normal, tangent): (f32, f32), n: [f32; D]) {
+    if normal == 0.0 && tangent == 0.0 {
+        return;
+    }
+    for a in 0..D {
+        for b in a..D {
+            let identity = if a == b { tangent } else { 0.0 };
+            total[upper::<D>(a, b)] += identity + (normal - tangent) * n[a] * n[b];
+        }
     }
 }
 

@@ -18,9 +18,9 @@ pub(crate) struct System<'a, const D: usize> {
     pub(crate) volume: f32,
     /// The time step.
     pub(crate) dt: f32,
-    /// The no-slip walls' share `W` of every particle's viscosity along each axis
-    /// (`None`: no no-slip wall).
-    pub(crate) walls: Option<[&'a [f32]; D]>,
+    /// The no-slip walls' share `W` of every particle's viscosity, a symmetric
+    /// matrix stored as its upper triangle (`None`: no no-slip wall).
+    pub(crate) walls: Option<&'a [[f32; 6]]>,
 }
 
 /// `out_i = u_i - dt sum_j a_ij(u) + dt W_i u_i` for every particle, with `a_ij` the
@@ -73,9 +73,15 @@ pub(crate) fn apply<L: Lane, const D: usize>(
                     core::array::from_fn(|a| lanes(ui[a] - step * sum[a], width));
                 let members = &nb.lists.members(first)[..width];
                 for (l, &i) in members.iter().enumerate() {
-                    let k = i as usize - start;
+                    let (i, k) = (i as usize, i as usize - start);
                     for a in 0..D {
-                        let wall = walls.map_or(0.0, |w| dt * w[a][i as usize] * u[a][i as usize]);
+                        let wall = walls.map_or(0.0, |w| {
+                            let mut sum = 0.0;
+                            for b in 0..D {
+                                sum += w[i][super::upper::<D>(a, b)] * u[b][i];
+                            }
+                            dt * sum
+                        });
                         out[a][k] = next[a][l] + wall;
                     }
                 }

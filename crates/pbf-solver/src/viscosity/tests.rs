@@ -64,14 +64,14 @@ fn acceleration(setup: &Setup, nu: f32, u: &[Vec<f32>; 2]) -> [Vec<f32>; 2] {
         quads: &setup.quads,
     };
     let s = setup.s;
-    let mut viscosity = Viscosity::new(&setup.kernel, nu, s, s * s, &setup.domain);
-    let with_walls = viscosity.wall_shares(&nb, &setup.domain);
+    let mut viscosity = Viscosity::new(&setup.kernel, nu, s, s * s);
+    let with_walls = viscosity.wall_shares(&nb, (&setup.domain, &[]));
     let system = System {
         kernel: &setup.kernel,
         nu: viscosity.nu,
         volume: viscosity.volume,
         dt: 1.0,
-        walls: with_walls.then(|| refs(&viscosity.walls)),
+        walls: with_walls.then_some(viscosity.walls.as_slice()),
     };
     let mut packed = Vec::new();
     pack_vectors(&mut packed, refs(u));
@@ -130,9 +130,9 @@ fn a_solve_keeps_momentum_and_only_dissipates() {
                 quads: &setup.quads,
             };
             let s = setup.s;
-            let mut viscosity = Viscosity::new(&setup.kernel, nu_dt, s, s * s, &setup.domain);
-            let iterations =
-                viscosity.solve::<f32>(&nb, &setup.kernel, 1.0, &setup.domain, muts(&mut v));
+            let mut viscosity = Viscosity::new(&setup.kernel, nu_dt, s, s * s);
+            let walls = (&setup.domain, &[][..]);
+            let iterations = viscosity.solve::<f32>(&nb, &setup.kernel, 1.0, walls, muts(&mut v));
             assert!(iterations > 0 && iterations <= MAX_ITERATIONS);
             let sum = |v: &[f32]| v.iter().map(|&x| f64::from(x)).sum::<f64>();
             let energy = |v: &[Vec<f32>; 2]| -> f64 {
