@@ -155,7 +155,7 @@ fn a_run_with_narrow_lists_continues_bit_identically() {
 }
 
 /// The lists' two skins and the steps run when they were built (one byte below 128)
-/// end the payload: a value that is not one of the skins the solver takes, or lists
+/// end the payload but for the periodic axes' byte: a value that is not one of the skins the solver takes, or lists
 /// built after more steps than have run, are errors naming the field.
 #[test]
 fn bad_list_skins_in_a_checkpoint_are_errors() {
@@ -163,8 +163,10 @@ fn bad_list_skins_in_a_checkpoint_are_errors() {
     a.step().unwrap();
     let bytes = a.checkpoint().unwrap();
     let payload = &bytes[32..];
-    assert_eq!(payload[payload.len() - 1], 0, "the first step's lists");
-    let at = payload.len() - 9;
+    // The periodic axes (none: one byte 0) come last.
+    assert_eq!(payload[payload.len() - 1], 0, "no periodic axis");
+    assert_eq!(payload[payload.len() - 2], 0, "the first step's lists");
+    let at = payload.len() - 10;
     let skin =
         |k: usize| f32::from_le_bytes(payload[at + 4 * k..at + 4 * k + 4].try_into().unwrap());
     assert_eq!(skin(0), a.last_diagnostics().list_skin);
@@ -183,9 +185,10 @@ fn bad_list_skins_in_a_checkpoint_are_errors() {
         }
     }
     let mut early = payload.to_vec();
-    *early.last_mut().unwrap() = 1;
+    let step = early.len() - 2;
+    early[step] = 1;
     assert!(Solver::<2>::from_checkpoint(&pbf_solver::fuzzing::seal(2, &early)).is_ok());
-    *early.last_mut().unwrap() = 2;
+    early[step] = 2;
     let err = Solver::<2>::from_checkpoint(&pbf_solver::fuzzing::seal(2, &early)).unwrap_err();
     assert!(
         matches!(&err, CoreError::Checkpoint(e) if matches!(**e, CheckpointError::Inconsistent { field: "lists_step", .. })),
@@ -204,9 +207,9 @@ fn bad_lists_positions_in_a_checkpoint_are_errors() {
     assert!(Solver::<2>::from_checkpoint(&bytes).is_ok());
     let (payload, n) = (&bytes[32..], a.len());
     assert!(n < 128, "one byte of length an axis");
-    // The lists' two skins and their step (one byte) end the payload, after the
-    // positions.
-    let last = payload.len() - 9 - 4;
+    // The lists' two skins and their step (one byte), then the periodic axes (none,
+    // one byte), end the payload, after the positions.
+    let last = payload.len() - 10 - 4;
     // The last particle's y, then its x.
     let (y, x) = (last, last - 4 * n - 1 - 4);
     let last_y = f32::from_le_bytes(payload[y..y + 4].try_into().unwrap());

@@ -97,7 +97,8 @@ fn decode<const D: usize>(bytes: &[u8]) -> Result<Solver<D>, CoreError> {
     // correction: one more byte 0, `false`.
     // Versions 2 to 4 searched at every step and kept no lists: two more bytes
     // 0, `false` and `None`. Versions 2 to 5 built every list with the skin 0.1:
-    // its four bytes twice, then the step of the lists, 0 (one byte 0).
+    // its four bytes twice, then the step of the lists, 0 (one byte 0). Versions 2
+    // to 6 had no periodic axes: an empty sequence (one byte 0).
     let skins = [
         &LEGACY_SKIN.to_le_bytes()[..],
         &LEGACY_SKIN.to_le_bytes(),
@@ -113,7 +114,11 @@ fn decode<const D: usize>(bytes: &[u8]) -> Result<Solver<D>, CoreError> {
                 4 => 2,
                 _ => 0,
             };
-            upgraded = [payload, &[0u8; 5][..zeros], &skins].concat();
+            upgraded = [payload, &[0u8; 5][..zeros], &skins, &[0]].concat();
+            &upgraded[..]
+        }
+        6 => {
+            upgraded = [payload, &[0]].concat();
             &upgraded[..]
         }
         _ => payload,
@@ -173,6 +178,11 @@ fn decode<const D: usize>(bytes: &[u8]) -> Result<Solver<D>, CoreError> {
         array("domain.hi", &state.domain_hi)?,
     )?
     .with_response(state.domain_friction, state.domain_restitution)?;
+    let domain = if state.domain_periodic.is_empty() {
+        domain
+    } else {
+        domain.with_periodic(array("domain.periodic", &state.domain_periodic)?)?
+    };
     let mut solver = Solver::new(params, domain)?;
     for c in &state.colliders {
         let kind = match c.container {
@@ -390,11 +400,12 @@ mod tests {
         for _ in 0..3 {
             solver.step().unwrap();
         }
-        let v6 = solver.checkpoint().unwrap();
-        // The payload without the lists' two skins and step (a byte: below 128), which
-        // end it.
+        let v7 = solver.checkpoint().unwrap();
+        // The payload without the lists' two skins and step (a byte: below 128) and
+        // the periodic axes (none: a byte 0), which end it.
         assert!(solver.steps() < 128);
-        let payload = &v6[HEADER_LEN..v6.len() - 9];
+        assert_eq!(v7[v7.len() - 1], 0, "no periodic axis: an empty sequence");
+        let payload = &v7[HEADER_LEN..v7.len() - 10];
         assert_eq!(
             payload[payload.len() - 5..],
             [0, 0, 0, 0, 0],
@@ -412,6 +423,10 @@ mod tests {
         let skin = LEGACY_SKIN.to_le_bytes();
         let mut wide = with_version(6, &[payload, &skin, &skin, &[0]].concat());
         assert_eq!(wide.positions(), solver.positions());
+        assert_eq!(wide.domain().periodic(), [false; 2]);
+        // Version 6 had no periodic axes: the same as version 7 with none.
+        let seven = with_version(7, &[payload, &skin, &skin, &[0], &[0]].concat());
+        assert_eq!(seven.checkpoint().unwrap(), wide.checkpoint().unwrap());
         // The bytes of an older version: the payload without its last `cut` bytes.
         let older =
             |version: u32, cut: usize| with_version(version, &payload[..payload.len() - cut]);

@@ -135,6 +135,13 @@ fn encode<const D: usize>(solver: &Solver<D>) -> Result<Vec<u8>, CoreError> {
             .map(|b| b.iter().map(|a| a.to_vec()).collect()),
         list_skins: dynamic.skins,
         lists_step: dynamic.built_step,
+        // None without a periodic axis: the payload of such a solver is version 6's
+        // with one byte more.
+        domain_periodic: if domain.is_periodic() {
+            domain.periodic().to_vec()
+        } else {
+            Vec::new()
+        },
     };
     let payload = postcard::to_allocvec(&state).map_err(|e| CheckpointError::Encode {
         reason: e.to_string(),

@@ -128,4 +128,8 @@ pub(super) struct SolverState {
     /// version 6, last: 0 for an older file (lists of the first step, or long
     /// past).
     pub(super) lists_step: u64,
+    /// [`Domain::periodic`](crate::Domain::periodic): one flag an axis, or none
+    /// (no periodic axis). Added in version 7, last: an older payload with one more
+    /// byte 0 (postcard's empty sequence) decodes as version 7.
+    pub(super) domain_periodic: Vec<bool>,
 }

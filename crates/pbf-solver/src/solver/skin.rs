@@ -90,6 +90,9 @@ impl<const D: usize> Solver<D> {
         let halves: [f32; SKINS.len()] = core::array::from_fn(|k| self.half_skin2_of(SKINS[k]));
         let half = self.half_skin2();
         let (now, built) = (refs(&self.predicted), refs(&self.built));
+        // Minimum images on the periodic axes: a particle that crossed a periodic face
+        // since the build moved by its short way round.
+        let periodic = *self.lists.periodic();
         per_chunk(self.len(), &mut self.drift, &|chunk| {
             let (now, built) = (
                 stretches(now, chunk.clone()),
@@ -97,7 +100,13 @@ impl<const D: usize> Solver<D> {
             );
             let moved = |k: usize| {
                 let d: [f32; D] = core::array::from_fn(|a| now[a][k] - built[a][k]);
-                pbf_kernels::norm2(d)
+                if periodic.any() {
+                    pbf_kernels::norm2(core::array::from_fn::<f32, D, _>(|a| {
+                        periodic.image(a, d[a])
+                    }))
+                } else {
+                    pbf_kernels::norm2(d)
+                }
             };
             let mut drift = Drift::default();
             if !count {

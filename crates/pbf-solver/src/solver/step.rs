@@ -64,8 +64,9 @@ impl<const D: usize> Solver<D> {
         // 6. Velocities, contact response, XSPH, vorticity.
         self.update_velocities();
         self.xsph_and_vorticity::<L>();
-        // 7. x = p*.
+        // 7. x = p*, inside the box on the periodic axes.
         core::mem::swap(&mut self.positions, &mut self.predicted);
+        self.wrap_positions();
         let clock = Clock {
             start,
             predicted,
