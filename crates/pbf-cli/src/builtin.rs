@@ -212,6 +212,12 @@ fn describe<const D: usize>(solver: &Solver<D>, blocks: &[(Vec<f32>, Vec<f32>)])
         hi: nums(&d.hi()),
         friction: Some(num(friction)),
         restitution: Some(num(restitution)),
+        // Written only when some axis is periodic: the scenes without keep their text.
+        periodic: d
+            .periodic()
+            .iter()
+            .any(|&p| p)
+            .then(|| d.periodic().to_vec()),
     };
     let colliders = solver
         .colliders()
@@ -433,6 +439,14 @@ pub fn scene_to_toml(file: &SceneFile, title: &str) -> String {
     w.entry("hi", &array(&file.domain.hi), "");
     w.opt("friction", file.domain.friction.map(float), "");
     w.opt("restitution", file.domain.restitution.map(float), "");
+    w.opt(
+        "periodic",
+        file.domain.periodic.as_ref().map(|p| {
+            let flags: Vec<String> = p.iter().map(|b| b.to_string()).collect();
+            format!("[{}]", flags.join(", "))
+        }),
+        "axes without walls: leaving through one face comes back through the other",
+    );
     for c in &file.colliders {
         w.blank();
         w.header("[[collider]]");

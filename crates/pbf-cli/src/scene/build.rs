@@ -46,6 +46,11 @@ impl Scene {
                     domain_spec.restitution.unwrap_or(0.0) as f32,
                 )
             })
+            .and_then(|d| match &domain_spec.periodic {
+                // `check_shape` held the length to the dimension.
+                Some(p) => d.with_periodic(core::array::from_fn(|a| p[a])),
+                None => Ok(d),
+            })
             .map_err(|e| self.core_error(e, Context::Domain))?;
         let mut solver =
             Solver::new(params, domain).map_err(|e| self.core_error(e, Context::Solver))?;

@@ -30,6 +30,9 @@
 //! hi = [2.0, 1.0, 0.5]
 //! friction = 0.0                     # optional
 //! restitution = 0.0                  # optional
+//! periodic = [false, false, false]   # optional, one flag an axis: a periodic axis has no
+//!                                    # walls; it needs coarse_correction = false and a
+//!                                    # length of at least three kernel radii
 //!
 //! [[collider]]                       # any number
 //! shape = "sphere"                   # plane: point, normal; box: center, half_extents;

@@ -15,6 +15,8 @@ pub struct DomainSpec {
     pub hi: Vec<f64>,
     pub friction: Option<f64>,
     pub restitution: Option<f64>,
+    /// Which axes are periodic, one flag an axis (`Domain::with_periodic`).
+    pub periodic: Option<Vec<bool>>,
 }
 
 /// The `shape` of a collider.
