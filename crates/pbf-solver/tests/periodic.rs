@@ -295,3 +295,81 @@ fn bad_periodic_settings_are_errors() {
     assert_eq!(huge.periodic(), [false; 2]);
     assert!(huge.with_periodic([false, true]).is_ok());
 }
+
+/// The first particle whose density (the step's last pass) is off by more than 1e-4
+/// of the brute-force sum over every pair within h by minimum image, with both.
+fn density_off_minimum_image(s: &Solver<3>, period: f32) -> Option<(usize, f64, f64)> {
+    let (h2, mass, p) = (s.kernel().h2(), s.params().mass(), s.positions());
+    let image = |x: f32| x - period * (x / period).round();
+    (0..s.len()).find_map(|i| {
+        let mut sum = 0.0f64;
+        for j in 0..s.len() {
+            let x: [f32; 3] = core::array::from_fn(|a| image(p[a][i] - p[a][j]));
+            let r2 = pbf_kernels::norm2(x);
+            if pbf_kernels::within(r2, h2) {
+                sum += f64::from(s.kernel().poly6(r2));
+            }
+        }
+        let expected = f64::from(mass) * sum;
+        let got = f64::from(s.densities()[i]);
+        ((got - expected).abs() > 1e-4 * expected).then_some((i, got, expected))
+    })
+}
+
+/// A jittered lattice filling a box periodic on every axis (no wall anywhere), with
+/// random velocities: particles cross the faces, the lists are kept, mended or built
+/// again, and every step's densities are the brute-force minimum-image sums.
+#[test]
+fn lists_across_periodic_faces_miss_no_pair_within_h() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut uniform = move || {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+    };
+    let (spacing, side) = (0.1f32, 9);
+    let period = side as f32 * spacing;
+    let params = builder::<3>(spacing).gravity([0.0; 3]).build().unwrap();
+    let domain = Domain::new([0.0; 3], [period; 3])
+        .unwrap()
+        .with_periodic([true; 3])
+        .unwrap();
+    let mut s = Solver::new(params, domain).unwrap();
+    let mut points = Vec::new();
+    for flat in 0..side * side * side {
+        let k = [flat % side, (flat / side) % side, flat / (side * side)];
+        points.push(k.map(|k| (k as f32 + 0.5 + 0.1 * uniform()) * spacing));
+    }
+    let per_step = 0.03 * s.kernel().h() / s.params().time_step();
+    let velocities: Vec<[f32; 3]> = points
+        .iter()
+        .map(|_| [(); 3].map(|_| per_step * uniform()))
+        .collect();
+    s.add_particles(&points, Some(&velocities)).unwrap();
+    let start = common::by_id(&s);
+    let (mut kept, mut searched) = (0, 0);
+    for step in 0..40 {
+        let d = s.step().unwrap();
+        if d.searches == 0 {
+            kept += 1;
+        } else if step > 0 {
+            searched += 1;
+        }
+        let wrong = density_off_minimum_image(&s, period);
+        assert!(
+            wrong.is_none(),
+            "step {step}: particle, density, brute force {wrong:?}"
+        );
+    }
+    assert!(kept >= 3, "{kept} steps kept their lists");
+    assert!(searched >= 3, "{searched} steps after the first searched");
+    // Some particles went through a face.
+    let end = common::by_id(&s);
+    let crossed = start
+        .iter()
+        .zip(&end)
+        .filter(|(a, b)| (0..3).any(|k| (a[k] - b[k]).abs() > 0.5 * period))
+        .count();
+    assert!(crossed > 0, "no particle crossed a face");
+}
