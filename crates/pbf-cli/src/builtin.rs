@@ -191,7 +191,9 @@ fn describe<const D: usize>(solver: &Solver<D>, blocks: &[(Vec<f32>, Vec<f32>)])
                 .map_or(XsphPeriodSpec::Step, |t| XsphPeriodSpec::Seconds(num(t))),
         ),
         vorticity_rel: Some(num(p.vorticity_rel())),
-        viscosity: Some(num(p.viscosity())),
+        // Written only when on, and the walls only when some face is no-slip: the
+        // scenes without keep their text.
+        viscosity: (p.viscosity() > 0.0).then(|| num(p.viscosity())),
         unilateral: Some(p.unilateral()),
         relaxation: Some(match p.relaxation() {
             Relaxation::Auto => RelaxationSpec::Auto,
@@ -216,7 +218,13 @@ fn describe<const D: usize>(solver: &Solver<D>, blocks: &[(Vec<f32>, Vec<f32>)])
         hi: nums(&d.hi()),
         friction: Some(num(friction)),
         restitution: Some(num(restitution)),
-        wall: Some(wall_spec(&d.walls())),
+        wall: d.has_no_slip().then(|| wall_spec(&d.walls())),
+        // Written only when some axis is periodic: the scenes without keep their text.
+        periodic: d
+            .periodic()
+            .iter()
+            .any(|&p| p)
+            .then(|| d.periodic().to_vec()),
     };
     let colliders = solver
         .colliders()
@@ -448,6 +456,14 @@ pub fn scene_to_toml(file: &SceneFile, title: &str) -> String {
         "wall",
         file.domain.wall.as_ref().map(wall_value),
         "\"free-slip\" or \"no-slip\" (needs viscosity > 0), or per axis [lo face, hi face]",
+    );
+    w.opt(
+        "periodic",
+        file.domain.periodic.as_ref().map(|p| {
+            let flags: Vec<String> = p.iter().map(|b| b.to_string()).collect();
+            format!("[{}]", flags.join(", "))
+        }),
+        "axes without walls: leaving through one face comes back through the other",
     );
     for c in &file.colliders {
         w.blank();

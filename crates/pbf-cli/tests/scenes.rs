@@ -704,3 +704,62 @@ fn viscosity_and_walls_are_scene_keys() {
     let e = scene_error(&collider("1e-3", "\"sticky\""));
     assert_eq!(e.field.as_deref(), Some("collider[0].wall"), "{e}");
 }
+
+#[test]
+fn periodic_is_a_domain_key_and_its_errors_are_positioned() {
+    let with = |periodic: &str, coarse: bool| {
+        GOOD.replace(
+            "hi = [1.0, 1.0, 1.0]",
+            &format!("hi = [1.0, 1.0, 1.0]\nperiodic = {periodic}"),
+        )
+        .replace(
+            "time_step = 0.01",
+            &format!("time_step = 0.01\ncoarse_correction = {coarse}"),
+        )
+    };
+    let text = with("[true, false, true]", false);
+    match Scene::parse(&text, "p.toml").expect("parses").build() {
+        Ok(scenes::AnySolver::Three(mut s)) => {
+            assert_eq!(s.domain().periodic(), [true, false, true]);
+            s.step().expect("steps");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Without the key, no axis is periodic.
+    match Scene::parse(GOOD, "g.toml").expect("parses").build() {
+        Ok(scenes::AnySolver::Three(s)) => assert_eq!(s.domain().periodic(), [false; 3]),
+        other => panic!("{other:?}"),
+    }
+    // A wrong length, a wrong type.
+    let text = with("[true, false]", false);
+    let e = scene_error(&text);
+    assert_eq!(e.field.as_deref(), Some("domain.periodic"), "{e}");
+    assert_eq!(e.line, position(&text, "periodic = [true, false]").0, "{e}");
+    assert!(e.message.contains("has 2 entries, expected 3"), "{e}");
+    let text = with("[1, 0, 0]", false);
+    let e = scene_error(&text);
+    assert_eq!(e.field.as_deref(), Some("domain.periodic"), "{e}");
+    let text = with("true", false);
+    let e = scene_error(&text);
+    assert_eq!(e.field.as_deref(), Some("domain.periodic"), "{e}");
+    // A periodic axis shorter than three kernel radii, and the coarse correction.
+    let text =
+        with("[true, false, false]", false).replace("hi = [1.0, 1.0, 1.0]", "hi = [0.5, 1.0, 1.0]");
+    let e = scene_error(&text);
+    assert_eq!(e.field.as_deref(), Some("domain.periodic"), "{e}");
+    assert!(e.message.contains("three kernel radii"), "{e}");
+    let text = with("[true, false, false]", true);
+    let e = scene_error(&text);
+    assert_eq!(e.field.as_deref(), Some("solver.coarse_correction"), "{e}");
+    assert!(e.message.contains("periodic"), "{e}");
+    // The key survives the TOML writer; a scene without periodic axes writes none.
+    let mut file = pbf_cli::builtin_scene("glass", PARTICLES, 0.0, 1).expect("builtin");
+    assert_eq!(file.domain.periodic, None);
+    let plain = pbf_cli::scene_to_toml(&file, "glass");
+    assert!(!plain.contains("periodic"), "{plain}");
+    file.domain.periodic = Some(vec![true, false, true]);
+    file.solver.coarse_correction = Some(false);
+    let text = pbf_cli::scene_to_toml(&file, "glass, periodic");
+    assert!(text.contains("periodic = [true, false, true]"), "{text}");
+    assert_eq!(Scene::parse(&text, "g.toml").expect("parses").file, file);
+}

@@ -100,6 +100,15 @@ pub enum GridError {
         /// The number of entries (a lower bound when it is counted per chunk).
         count: u64,
     },
+    /// A periodic axis whose bounds are not finite or whose period `hi - lo` is not a
+    /// positive finite `f32` (see [`Periodic::new`](crate::Periodic::new)).
+    #[error("periodic axis {axis}: the period {value} is not a positive finite number")]
+    InvalidPeriod {
+        /// The axis.
+        axis: usize,
+        /// Its period `hi - lo`.
+        value: f32,
+    },
     /// A saved cell origin (see [`Grid::with_cell_origin`](crate::Grid::with_cell_origin))
     /// is not a finite whole number of cells.
     #[error("cell origin {value} on axis {axis} is not a finite whole number of cells")]

@@ -119,6 +119,7 @@ pub mod morton;
 mod neighbour_list;
 pub mod parallel;
 mod parts;
+mod periodic;
 mod resort;
 mod sort;
 
@@ -126,6 +127,7 @@ pub use cells::CellRange;
 pub use error::GridError;
 pub use grid::Grid;
 pub use neighbour_list::NeighbourList;
+pub use periodic::Periodic;
 
 /// The one support predicate and the one squared distance of the project, defined in
 /// `pbf-kernels` and used by the grid, the neighbour lists and the brute-force

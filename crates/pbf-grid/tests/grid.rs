@@ -9,6 +9,7 @@ mod determinism;
 mod errors;
 mod fuzz_corpus;
 mod locality;
+mod periodic;
 mod permutation;
 
 /// With `autotests = false`, a new file in `tests/` would be compiled by nothing: every

@@ -35,7 +35,7 @@ impl<const D: usize> Boundary<'_, D> {
         let h = self.tables.h();
         // Subtraction is monotonic, so the box's corners bound every point's distances
         // as `density_and_gradient` computes them.
-        let (d_lo, d_hi) = (self.domain.lo(), self.domain.hi());
+        let (d_lo, d_hi) = (self.domain.walls_lo(), self.domain.walls_hi());
         (0..D).all(|a| !(lo[a] - d_lo[a] < h) && !(d_hi[a] - hi[a] < h))
             && self.colliders.iter().all(|c| c.clear_of_box(lo, hi, h))
     }
@@ -45,7 +45,7 @@ impl<const D: usize> Boundary<'_, D> {
     /// [`Boundary::lanes`].
     #[cfg(test)]
     pub(crate) fn density_and_gradient(&self, p: [f32; D]) -> (f32, [f32; D]) {
-        let (lo, hi) = (self.domain.lo(), self.domain.hi());
+        let (lo, hi) = (self.domain.walls_lo(), self.domain.walls_hi());
         // Most particles are at least h from every face: no face adds anything (the
         // same bits as adding their zeros: the sums stay +0, and a gradient that is
         // not -0 stays itself when a zero of either sign is taken from it).

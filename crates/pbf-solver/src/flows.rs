@@ -131,3 +131,117 @@ impl ShearWave {
         along / norm
     }
 }
+
+/// Plane Poiseuille flow: a 2D channel periodic along x between two no-slip plates `H`
+/// apart, driven by a body force `g` along x (gravity's place), no XSPH, no
+/// vorticity confinement. From rest it settles to the parabola
+/// `u(y) = g / (2 nu) y (H - y)`, whose peak is `U = g H^2 / (8 nu)`; the Reynolds
+/// number is `U H / nu`. The slowest transient decays as `exp(-pi^2 nu t / H^2)`.
+///
+/// ```
+/// use pbf_solver::{Backend, flows::Poiseuille};
+/// let flow = Poiseuille::new(8, 1.0, 0.02, 1.0 / 30.0);
+/// assert!((flow.reynolds() - 1.0).abs() < 1e-5);
+/// let mut s = flow.solver(Backend::Lanes)?;
+/// s.step()?;
+/// assert!(s.velocities()[0].iter().all(|&u| u >= 0.0));
+/// # Ok::<(), pbf_solver::CoreError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Poiseuille {
+    /// Particles across the channel (`H = rows s`).
+    pub rows: usize,
+    /// The kinematic viscosity in m^2/s.
+    pub nu: f32,
+    /// The body force along x in m/s^2.
+    pub force: f32,
+    /// The time step.
+    pub time_step: f32,
+}
+
+impl Poiseuille {
+    /// The particle spacing of every channel.
+    pub const SPACING: f32 = 0.01;
+
+    /// The channel of `rows` particles across whose steady flow has the peak speed
+    /// `peak` (m/s) at the Reynolds number `reynolds`.
+    pub fn new(rows: usize, reynolds: f32, peak: f32, time_step: f32) -> Self {
+        let height = rows as f32 * Self::SPACING;
+        let nu = peak * height / reynolds;
+        Self {
+            rows,
+            nu,
+            force: 8.0 * nu * peak / (height * height),
+            time_step,
+        }
+    }
+
+    /// The distance `H` between the plates.
+    pub fn height(&self) -> f32 {
+        self.rows as f32 * Self::SPACING
+    }
+
+    /// The steady flow's peak speed `U = g H^2 / (8 nu)`.
+    pub fn peak(&self) -> f32 {
+        self.force * self.height() * self.height() / (8.0 * self.nu)
+    }
+
+    /// `U H / nu`.
+    pub fn reynolds(&self) -> f32 {
+        self.peak() * self.height() / self.nu
+    }
+
+    /// The steady velocity `u(y)`.
+    pub fn profile(&self, y: f32) -> f32 {
+        self.force / (2.0 * self.nu) * y * (self.height() - y)
+    }
+
+    /// The time after which the slowest transient from rest has fallen below 0.3% of
+    /// the peak: `0.6 H^2 / nu`.
+    pub fn settling_time(&self) -> f64 {
+        0.6 * f64::from(self.height()).powi(2) / f64::from(self.nu)
+    }
+
+    /// The channel (16 spacings long, periodic along x) filled at the rest spacing, at
+    /// rest.
+    ///
+    /// # Errors
+    /// Those of [`Params`] and [`Solver::new`].
+    pub fn solver(&self, backend: Backend) -> Result<Solver<2>, CoreError> {
+        let s = Self::SPACING;
+        let params = Params::<2>::builder(s)
+            .time_step(self.time_step)
+            .gravity([self.force, 0.0])
+            .xsph_c(0.0)
+            .vorticity_rel(0.0)
+            .viscosity(self.nu)
+            .coarse_correction(false)
+            .backend(backend)
+            .build()?;
+        let columns = 16;
+        let domain = Domain::new([0.0; 2], [columns as f32 * s, self.height()])?
+            .with_walls([[Wall::FreeSlip; 2], [Wall::NoSlip; 2]])
+            .with_periodic([true, false])?;
+        let mut solver = Solver::new(params, domain)?;
+        let mut points = Vec::new();
+        for i in 0..columns {
+            for j in 0..self.rows {
+                points.push([(i as f32 + 0.5) * s, (j as f32 + 0.5) * s]);
+            }
+        }
+        solver.add_particles(&points, None)?;
+        Ok(solver)
+    }
+
+    /// The L2 deviation of the particles' x velocities from the steady profile at
+    /// their heights, relative to the peak:
+    /// `sqrt(mean (u_i - u(y_i))^2) / U`.
+    pub fn profile_error(&self, solver: &Solver<2>) -> f64 {
+        let (p, v) = (solver.positions(), solver.velocities());
+        let n = solver.len().max(1);
+        let sum: f64 = (0..solver.len())
+            .map(|i| (f64::from(v[0][i]) - f64::from(self.profile(p[1][i]))).powi(2))
+            .sum();
+        (sum / n as f64).sqrt() / f64::from(self.peak())
+    }
+}

@@ -19,7 +19,7 @@ impl<const D: usize> Boundary<'_, D> {
     /// on the lanes ([`Lane::faces`]), then the colliders lane by lane.
     #[inline(always)]
     pub(crate) fn lanes<L: Lane>(&self, p: [L; D]) -> (L, [L; D]) {
-        let (lo, hi) = (self.domain.lo(), self.domain.hi());
+        let (lo, hi) = (self.domain.walls_lo(), self.domain.walls_hi());
         let (share, grad) = L::faces(self.tables, lo, hi, p);
         if self.colliders.is_empty() {
             return (share, grad);

@@ -14,6 +14,7 @@ mod errors;
 mod free_fall;
 mod fuzz_corpus;
 mod lists;
+mod periodic;
 mod properties;
 mod readme;
 mod relaxation;

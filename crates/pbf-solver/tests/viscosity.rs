@@ -16,7 +16,7 @@
 //!   than free fall from the domain's height.
 //! - **Bits.** Every backend and thread count gives the same bits.
 
-use pbf_solver::flows::ShearWave;
+use pbf_solver::flows::{Poiseuille, ShearWave};
 use pbf_solver::{Backend, Domain, Params, Solver, Wall};
 
 /// The relative error of the measured decay rate of a shear wave (see
@@ -198,4 +198,39 @@ fn a_no_slip_collider_needs_a_viscosity() {
         "{err}"
     );
     assert!(s.colliders().is_empty());
+}
+
+/// The steady L2 deviation from the parabola, relative to the peak, of plane
+/// Poiseuille flow (see [`Poiseuille`]: peak 0.02 m/s, 1/30 s steps) at `rows`
+/// particles across, after its settling time from rest.
+fn poiseuille_error(rows: usize, reynolds: f32) -> f64 {
+    let flow = Poiseuille::new(rows, reynolds, 0.02, 1.0 / 30.0);
+    let mut s = flow.solver(Backend::Lanes).unwrap();
+    let steps = (flow.settling_time() / f64::from(flow.time_step)).ceil() as usize;
+    let mut most = 0;
+    for _ in 0..steps {
+        most = most.max(s.step().unwrap().viscosity_iterations);
+    }
+    let error = flow.profile_error(&s);
+    eprintln!(
+        "Poiseuille Re {reynolds}, H = {rows} s, {steps} steps (CG at most {most}): L2 deviation {:.2}% of the peak",
+        100.0 * error
+    );
+    error
+}
+
+/// Plane Poiseuille flow at Reynolds number 0.1 settles to the analytic parabola
+/// within 2% (L2, relative to the peak) at 16 and at 32 particles across.
+///
+/// At Reynolds numbers 1 and 10 (hundreds to thousands of steps) it does not yet:
+/// the layers slide past each other, and on a lattice whose rows are offset the
+/// calibrated Laplacian is larger than on the rest lattice (13% at a quarter
+/// spacing), so the bulk flows about 10% slower than the parabola. `pbf validate`
+/// reports those runs.
+#[test]
+fn poiseuille_flow_at_a_low_reynolds_number_settles_to_the_parabola() {
+    for rows in [16, 32] {
+        let error = poiseuille_error(rows, 0.1);
+        assert!(error <= 0.02, "H = {rows} s: {error:.4}");
+    }
 }

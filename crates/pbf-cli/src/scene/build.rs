@@ -50,6 +50,11 @@ impl Scene {
                 Some(wall) => d.with_walls(wall.walls::<D>()),
                 None => d,
             })
+            .and_then(|d| match &domain_spec.periodic {
+                // `check_shape` held the length to the dimension.
+                Some(p) => d.with_periodic(core::array::from_fn(|a| p[a])),
+                None => Ok(d),
+            })
             .map_err(|e| self.core_error(e, Context::Domain))?;
         let mut solver =
             Solver::new(params, domain).map_err(|e| self.core_error(e, Context::Solver))?;

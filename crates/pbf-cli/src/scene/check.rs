@@ -53,6 +53,17 @@ impl Scene {
                 ),
             ));
         }
+        if let Some(periodic) = &f.domain.periodic
+            && periodic.len() != d
+        {
+            return Err(self.error_at_value(
+                &domain.key("periodic"),
+                format!(
+                    "has {} entries, expected {d} (dimension = {d}): one flag an axis",
+                    periodic.len()
+                ),
+            ));
+        }
         for (i, c) in f.colliders.iter().enumerate() {
             let here = root.key("collider").index(i);
             let (vectors, scalars) = c.shape.fields();

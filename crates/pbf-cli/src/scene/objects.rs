@@ -16,6 +16,8 @@ pub struct DomainSpec {
     pub friction: Option<f64>,
     pub restitution: Option<f64>,
     pub wall: Option<WallSpec>,
+    /// Which axes are periodic, one flag an axis (`Domain::with_periodic`).
+    pub periodic: Option<Vec<bool>>,
 }
 
 /// `wall = "free-slip" | "no-slip"` for every face of the domain, or one pair

@@ -23,6 +23,9 @@ pub struct Rows {
     /// coordinates by axis and their indices (entries past the cell's candidates are
     /// scratch).
     pub(super) packed: ([Vec<f32>; 3], Vec<u32>),
+    /// The pairs across periodic faces a build adds to the block's rows (the
+    /// particle's place in the block, the neighbour), see `images.rs`.
+    pub(super) images: Vec<(u32, u32)>,
 }
 
 impl Rows {

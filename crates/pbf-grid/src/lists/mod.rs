@@ -66,6 +66,7 @@
 use crate::Grid;
 mod block;
 mod density;
+mod images;
 mod neighbourhood;
 mod sift;
 #[cfg(target_arch = "x86_64")]
@@ -194,6 +195,9 @@ pub struct NeighbourLists {
     pub(super) sifter: Sifter,
     /// The most candidates a particle may have (see [`Self::set_max_candidates`]).
     pub(super) max_candidates: Option<usize>,
+    /// The periodic axes the builds find pairs across, and the passes' offsets take
+    /// the minimum image on (see [`Self::set_periodic`]).
+    pub(super) periodic: crate::Periodic,
     /// Whether the last build marked the blocks' [`ListBlock::ahead`] (see
     /// [`PREFETCH_FROM`]).
     pub(super) prefetching: bool,
@@ -251,6 +255,39 @@ impl NeighbourLists {
     /// of a clump's size, so a collapsed flow would otherwise take gigabytes.
     pub fn set_max_candidates(&mut self, limit: usize) {
         self.max_candidates = Some(limit);
+    }
+
+    /// Makes the builds find the pairs across the periodic faces of `periodic` (by the
+    /// minimum-image offset, [`crate::Periodic::offset`]), and the passes
+    /// ([`Neighbourhood::for_each_slot`]) hand out minimum-image offsets. The lists
+    /// change at the next [`build`](Self::build). Every period must be more than
+    /// twice the search radius, so that a pair has one image within it; the points
+    /// should lie in the box, or stray from it by less than the radius.
+    ///
+    /// ```
+    /// use pbf_grid::{Grid, Periodic};
+    /// use pbf_grid::lists::NeighbourLists;
+    ///
+    /// // Two points 0.2 apart across the face x = 0 of the periodic box 0..4.
+    /// let (x, y) = ([0.1f32, 3.9, 2.0], [0.5f32; 3]);
+    /// let mut grid = Grid::<2>::new();
+    /// grid.rebuild([&x, &y], 1.0)?;
+    /// let mut sorted = [vec![0.0; 3], vec![0.0; 3]];
+    /// grid.reorder_into(&x, &mut sorted[0])?;
+    /// grid.reorder_into(&y, &mut sorted[1])?;
+    /// let mut lists = NeighbourLists::default();
+    /// lists.set_periodic(Periodic::new([0.0, 0.0], [4.0, 1.0], [true, false])?);
+    /// lists.build(&grid, [&sorted[0], &sorted[1]], 1.0, 4)?;
+    /// assert_eq!(lists.pairs(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_periodic(&mut self, periodic: crate::Periodic) {
+        self.periodic = periodic;
+    }
+
+    /// The periodic axes of the lists (see [`Self::set_periodic`]).
+    pub fn periodic(&self) -> &crate::Periodic {
+        &self.periodic
     }
 
     /// Marks, from `particles` on, the lines each block's passes first touch, which
@@ -317,6 +354,7 @@ impl NeighbourLists {
         }
         let (ahead, prefetching) = (&mut self.ahead[..blocks], self.prefetching);
         let sifter = self.sifter;
+        let periodic = self.periodic;
         let blocks_built = &mut self.blocks[..blocks];
         // The marks depend on the grid alone: they are made beside the sifting, which
         // keeps the other threads busy meanwhile.
@@ -362,6 +400,9 @@ impl NeighbourLists {
                                     unreachable!("{e}: a sifter runs only available lanes")
                                 });
                             }
+                        }
+                        if periodic.any() {
+                            images::add_images(rows, grid, positions, h2, range.clone(), &periodic);
                         }
                         transpose_block(rows, block, (start, range.len()), sifter, (span, sort));
                     }

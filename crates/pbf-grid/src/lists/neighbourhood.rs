@@ -214,7 +214,8 @@ impl<const D: usize> Neighbourhood<'_, D> {
     /// lanes from lane `first` (a multiple of the width), one particle a lane: lane
     /// `l` is particle `members(first)[l]` ([`NeighbourLists::members`]: the lanes
     /// are not the particles' order), and of call `k` the `k`-th entry of its list,
-    /// with the offset `x = p_i - p_j` at the current positions, its squared length
+    /// with the offset `x = p_i - p_j` at the current positions (its minimum image on
+    /// the lists' periodic axes, [`NeighbourLists::set_periodic`]), its squared length
     /// and the neighbour's extra value of the quads (`quads[j][D]`). Lanes past the
     /// end of their list carry `x = 0` (their own index is the padding) and
     /// `r2 = +inf`, outside every support; lanes past the particles (whose padding is
@@ -304,11 +305,18 @@ impl<const D: usize> Neighbourhood<'_, D> {
         // drops the other kind's code from both. The group's entries are checked
         // once (a pass over them, as lanes), not a lane per gather.
         let n = self.lists.len();
+        // Lists of periodic axes walk with minimum-image offsets: a loop of its own,
+        // so that the others' loop is the one without them.
+        let periodic = self.lists.periodic.any();
         match columns {
             Columns::Wide(c) => {
                 let c = checked(c, n, slots, L::WIDTH);
                 let slot = |k: usize| Slot::new(Entries::Wide(c.suffix(k * GROUP)));
-                self.walk_slots::<L, AHEAD>(xi, slots, count, slot, f);
+                if periodic {
+                    self.walk_slots::<L, AHEAD, true>(xi, slots, count, slot, f);
+                } else {
+                    self.walk_slots::<L, AHEAD, false>(xi, slots, count, slot, f);
+                }
             }
             Columns::Narrow(c, base) => {
                 let past_base = n
@@ -316,14 +324,20 @@ impl<const D: usize> Neighbourhood<'_, D> {
                     .expect("a base inside the lists");
                 let c = checked(c, past_base, slots, L::WIDTH);
                 let slot = |k: usize| Slot::new(Entries::Narrow(c.suffix(k * GROUP), base));
-                self.walk_slots::<L, AHEAD>(xi, slots, count, slot, f);
+                if periodic {
+                    self.walk_slots::<L, AHEAD, true>(xi, slots, count, slot, f);
+                } else {
+                    self.walk_slots::<L, AHEAD, false>(xi, slots, count, slot, f);
+                }
             }
         }
     }
 
-    /// The loop of [`Self::for_each_slot`] over `slots` slots.
+    /// The loop of [`Self::for_each_slot`] over `slots` slots; with `PERIODIC`, each
+    /// offset is the minimum image on the lists' periodic axes
+    /// ([`Periodic::image_lanes`](crate::Periodic::image_lanes)).
     #[inline(always)]
-    pub(super) fn walk_slots<'c, L: Lane, const AHEAD: bool>(
+    pub(super) fn walk_slots<'c, L: Lane, const AHEAD: bool, const PERIODIC: bool>(
         &self,
         xi: [L; D],
         slots: usize,
@@ -344,7 +358,11 @@ impl<const D: usize> Neighbourhood<'_, D> {
         for k in 0..slots {
             let neighbours = slot_at(k);
             let q = if AHEAD { ahead } else { load(k) };
-            let x: [L; D] = core::array::from_fn(|a| xi[a] - q[a]);
+            let mut x: [L; D] = core::array::from_fn(|a| xi[a] - q[a]);
+            if PERIODIC {
+                let periodic = &self.lists.periodic;
+                x = core::array::from_fn(|a| periodic.image_lanes(a, x[a]));
+            }
             let r2 = L::mask_counts(L::norm2(x), count, slot);
             slot += L::splat(1.0);
             if AHEAD && k + 1 < slots {

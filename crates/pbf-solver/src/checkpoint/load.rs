@@ -104,9 +104,10 @@ fn decode<const D: usize>(bytes: &[u8]) -> Result<Solver<D>, CoreError> {
         &[0],
     ]
     .concat();
-    // Versions 2 to 6 ran without physical viscosity and with free-slip walls: four
-    // bytes 0 (0.0) and one each for the domain's and the colliders' (empty) lists.
-    let no_viscosity = [0u8; 6];
+    // Versions 2 to 6 ran without physical viscosity, with free-slip walls and
+    // without periodic axes: four bytes 0 (0.0), then one each for the domain's and
+    // the colliders' no-slip flags and the periodic axes (empty sequences).
+    let version_7 = [0u8; 7];
     let upgraded;
     let payload = match version {
         2..=5 => {
@@ -116,11 +117,11 @@ fn decode<const D: usize>(bytes: &[u8]) -> Result<Solver<D>, CoreError> {
                 4 => 2,
                 _ => 0,
             };
-            upgraded = [payload, &[0u8; 5][..zeros], &skins, &no_viscosity].concat();
+            upgraded = [payload, &[0u8; 5][..zeros], &skins, &version_7].concat();
             &upgraded[..]
         }
         6 => {
-            upgraded = [payload, &no_viscosity].concat();
+            upgraded = [payload, &version_7].concat();
             &upgraded[..]
         }
         _ => payload,
@@ -182,6 +183,11 @@ fn decode<const D: usize>(bytes: &[u8]) -> Result<Solver<D>, CoreError> {
     )?
     .with_response(state.domain_friction, state.domain_restitution)?
     .with_walls(walls::<D>(&state.domain_no_slip)?);
+    let domain = if state.domain_periodic.is_empty() {
+        domain
+    } else {
+        domain.with_periodic(array("domain.periodic", &state.domain_periodic)?)?
+    };
     let mut solver = Solver::new(params, domain)?;
     if !state.colliders_no_slip.is_empty() && state.colliders_no_slip.len() != state.colliders.len()
     {
@@ -440,11 +446,15 @@ mod tests {
         }
         let v7 = solver.checkpoint().unwrap();
         // The payload without the lists' two skins and step (a byte: below 128), the
-        // viscosity (four bytes 0) and the walls (one byte 0 each for the domain and
-        // the colliders), which end it.
+        // viscosity (four bytes 0), the walls (one byte 0 each for the domain and the
+        // colliders) and the periodic axes (none: a byte 0), which end it.
         assert!(solver.steps() < 128);
-        assert_eq!(v7[v7.len() - 6..], [0; 6], "no viscosity, free-slip walls");
-        let payload = &v7[HEADER_LEN..v7.len() - 15];
+        assert_eq!(
+            v7[v7.len() - 7..],
+            [0; 7],
+            "no viscosity, free-slip, not periodic"
+        );
+        let payload = &v7[HEADER_LEN..v7.len() - 16];
         assert_eq!(
             payload[payload.len() - 5..],
             [0, 0, 0, 0, 0],
@@ -462,6 +472,11 @@ mod tests {
         let skin = LEGACY_SKIN.to_le_bytes();
         let mut wide = with_version(6, &[payload, &skin, &skin, &[0]].concat());
         assert_eq!(wide.positions(), solver.positions());
+        assert_eq!(wide.domain().periodic(), [false; 2]);
+        // Version 6 had no viscosity, free-slip walls and no periodic axes: the same
+        // as version 7 with none.
+        let seven = with_version(7, &[payload, &skin, &skin, &[0], &[0; 7]].concat());
+        assert_eq!(seven.checkpoint().unwrap(), wide.checkpoint().unwrap());
         // The bytes of an older version: the payload without its last `cut` bytes.
         let older =
             |version: u32, cut: usize| with_version(version, &payload[..payload.len() - cut]);

@@ -1,7 +1,7 @@
 //! Checkpoints: the whole state of a [`Solver`](crate::Solver) as bytes, restored so that
 //! the run continues bit for bit as if it had never stopped (feature `serde`).
 //!
-//! # Format (version 6)
+//! # Format (version 7)
 //!
 //! | bytes | content |
 //! |---|---|
@@ -31,7 +31,10 @@
 //! grid's cells and the lists were built with it) and the one the next search takes
 //! (see [`StepDiagnostics::list_skin`](crate::StepDiagnostics::list_skin)). An older
 //! file loads with both at 0.1, the one skin it ran with; from its next step on, the
-//! restored run chooses its skins as this build does.
+//! restored run chooses its skins as this build does. Version 7 appended the
+//! domain's periodic axes ([`Domain::with_periodic`](crate::Domain::with_periodic)),
+//! one flag an axis, or an empty sequence when no axis is periodic; an older file
+//! loads with none, as it ran.
 //!
 //! The payload holds the parameters, the domain and its response, the colliders, the
 //! emitters (with how far their newest layer has travelled), every per-particle array

@@ -160,6 +160,13 @@ fn encode<const D: usize>(solver: &Solver<D>) -> Result<Vec<u8>, CoreError> {
         } else {
             Vec::new()
         },
+        // None without a periodic axis: the payload of such a solver is version 6's
+        // with one byte more.
+        domain_periodic: if domain.is_periodic() {
+            domain.periodic().to_vec()
+        } else {
+            Vec::new()
+        },
     };
     let payload = postcard::to_allocvec(&state).map_err(|e| CheckpointError::Encode {
         reason: e.to_string(),

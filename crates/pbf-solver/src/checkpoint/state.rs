@@ -135,6 +135,10 @@ pub(super) struct SolverState {
     /// free-slip walls (postcard's one byte 0 for an empty list).
     pub(super) domain_no_slip: Vec<bool>,
     /// Whether each collider is no-slip, in order, or empty when none is. Added in
-    /// version 7, last (one byte 0 for an older file).
+    /// version 7 (one byte 0 for an older file).
     pub(super) colliders_no_slip: Vec<bool>,
+    /// [`Domain::periodic`](crate::Domain::periodic): one flag an axis, or none
+    /// (no periodic axis). Added in version 7, last: an older payload with one more
+    /// byte 0 (postcard's empty sequence) decodes as version 7.
+    pub(super) domain_periodic: Vec<bool>,
 }

@@ -1,11 +1,14 @@
-//! The [`Domain`]: the axis-aligned box that no particle ever leaves.
+//! The [`Domain`]: the axis-aligned box that no particle ever leaves, with walls on
+//! its faces or periodic axes.
 
 use super::bounds::Free;
 use super::response::check_response;
 use crate::CoreError;
 
 /// The axis-aligned box that contains the simulation. Particles are clamped to it
-/// (one particle radius inside), so none ever leaves.
+/// (one particle radius inside), so none ever leaves. An axis made periodic
+/// ([`with_periodic`](Self::with_periodic)) has no walls: a particle leaving through
+/// one of its faces comes back through the other.
 ///
 /// ```
 /// use pbf_solver::Domain;
@@ -22,6 +25,7 @@ pub struct Domain<const D: usize> {
     restitution: f32,
     /// The condition of each face: `walls[axis][0]` at `lo`, `[1]` at `hi`.
     walls: [[Wall; 2]; D],
+    periodic: [bool; D],
 }
 
 /// What a wall of the domain does to the fluid's velocity along it.
@@ -83,6 +87,7 @@ impl<const D: usize> Domain<D> {
             friction: 0.0,
             restitution: 0.0,
             walls: [[Wall::FreeSlip; 2]; D],
+            periodic: [false; D],
         })
     }
 
@@ -120,9 +125,10 @@ impl<const D: usize> Domain<D> {
         self.walls
     }
 
-    /// Whether some face is [`Wall::NoSlip`].
+    /// Whether some face is [`Wall::NoSlip`] (a periodic axis has no faces: its
+    /// walls' conditions are not read).
     pub fn has_no_slip(&self) -> bool {
-        self.walls.iter().flatten().any(|w| *w == Wall::NoSlip)
+        (0..D).any(|a| !self.periodic[a] && self.walls[a].contains(&Wall::NoSlip))
     }
 
     /// Sets the walls' friction (>= 0) and restitution (in [0, 1]).
@@ -140,6 +146,100 @@ impl<const D: usize> Domain<D> {
         self.friction = friction;
         self.restitution = restitution;
         Ok(self)
+    }
+
+    /// Makes the axes `periodic[a]` periodic: a particle leaving through one face of
+    /// such an axis comes back through the opposite one, and particles near one face
+    /// are the neighbours of those near the other (minimum image). A periodic axis has
+    /// no walls: no collision with its faces, no wall density, no contact response.
+    /// The other axes keep their walls.
+    ///
+    /// A periodic axis must be at least three kernel radii long:
+    /// [`Solver::new`](crate::Solver::new) checks it, where h is known. The coarse
+    /// density correction ([`ParamsBuilder::coarse_correction`](crate::ParamsBuilder::coarse_correction))
+    /// does not wrap: `Solver::new` rejects it with a periodic axis.
+    ///
+    /// # Errors
+    /// [`CoreError::InvalidCollider`] (index `usize::MAX`, field `domain.periodic`)
+    /// when the period `hi - lo` of a periodic axis overflows `f32`; the domain is
+    /// then as it was.
+    ///
+    /// ```
+    /// use pbf_solver::{Domain, Params, Solver};
+    /// // A channel periodic in x, with walls at the bottom and the top.
+    /// let domain = Domain::new([0.0, 0.0], [1.0, 0.5])?.with_periodic([true, false])?;
+    /// assert_eq!(domain.periodic(), [true, false]);
+    /// let params = Params::<2>::builder(0.02).coarse_correction(false).build()?;
+    /// let mut solver = Solver::new(params, domain)?;
+    /// // A particle moving right through the face x = 1 comes back at x = 0.
+    /// solver.add_particles(&[[0.995, 0.25]], Some(&[[1.0, 0.0]]))?;
+    /// for _ in 0..5 {
+    ///     solver.step()?;
+    /// }
+    /// let x = solver.positions()[0][0];
+    /// assert!((0.0..0.1).contains(&x), "{x}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_periodic(mut self, periodic: [bool; D]) -> Result<Self, CoreError> {
+        if let Err(e) = pbf_grid::Periodic::new(self.lo, self.hi, periodic) {
+            let value = match e {
+                pbf_grid::GridError::InvalidPeriod { value, .. } => value,
+                _ => f32::NAN,
+            };
+            return Err(CoreError::InvalidCollider {
+                index: usize::MAX,
+                field: "domain.periodic",
+                value: value.into(),
+                reason: "the period hi - lo of a periodic axis must be a finite f32",
+            });
+        }
+        self.periodic = periodic;
+        Ok(self)
+    }
+
+    /// Which axes are periodic (see [`with_periodic`](Self::with_periodic)).
+    ///
+    /// ```
+    /// assert_eq!(pbf_solver::Domain::new([0.0; 2], [1.0; 2])?.periodic(), [false; 2]);
+    /// # Ok::<(), pbf_solver::CoreError>(())
+    /// ```
+    pub fn periodic(&self) -> [bool; D] {
+        self.periodic
+    }
+
+    /// Whether some axis is periodic.
+    pub(crate) fn is_periodic(&self) -> bool {
+        self.periodic.iter().any(|&p| p)
+    }
+
+    /// The periodic axes as the neighbour search takes them.
+    pub(crate) fn periodicity(&self) -> pbf_grid::Periodic {
+        pbf_grid::Periodic::new(self.lo, self.hi, self.periodic)
+            .unwrap_or_else(|e| unreachable!("{e}: checked by with_periodic"))
+    }
+
+    /// The walls' lower corner: `lo`, with `-inf` on the periodic axes (no wall).
+    #[inline]
+    pub(crate) fn walls_lo(&self) -> [f32; D] {
+        core::array::from_fn(|a| {
+            if self.periodic[a] {
+                f32::NEG_INFINITY
+            } else {
+                self.lo[a]
+            }
+        })
+    }
+
+    /// The walls' upper corner: `hi`, with `+inf` on the periodic axes (no wall).
+    #[inline]
+    pub(crate) fn walls_hi(&self) -> [f32; D] {
+        core::array::from_fn(|a| {
+            if self.periodic[a] {
+                f32::INFINITY
+            } else {
+                self.hi[a]
+            }
+        })
     }
 
     /// The lower corner.
@@ -189,17 +289,17 @@ impl<const D: usize> Domain<D> {
     pub(crate) fn holds_box(&self, lo: [f32; D], hi: [f32; D], margin: f32) -> bool {
         // The domain is a free box, as a box container's cavity is.
         Free::Box {
-            lo: self.lo,
-            hi: self.hi,
+            lo: self.walls_lo(),
+            hi: self.walls_hi(),
         }
         .holds_box(lo, hi, margin)
     }
 
     /// Clamps `p` to the box shrunk by `margin` (to its centre where the box is
-    /// thinner than `2 margin`).
+    /// thinner than `2 margin`), on the axes with walls.
     #[inline]
     pub(crate) fn clamp(&self, p: &mut [f32; D], margin: f32) {
-        for a in 0..D {
+        for a in (0..D).filter(|&a| !self.periodic[a]) {
             let (lo, hi) = (self.lo[a] + margin, self.hi[a] - margin);
             p[a] = if lo <= hi {
                 p[a].clamp(lo, hi)
@@ -209,10 +309,11 @@ impl<const D: usize> Domain<D> {
         }
     }
 
-    /// Walls the point touches within `margin`, as (outward normal into the fluid).
+    /// Walls the point touches within `margin`, as (outward normal into the fluid):
+    /// none on a periodic axis.
     #[inline]
     pub(crate) fn contacts(&self, p: [f32; D], margin: f32, mut f: impl FnMut([f32; D], f32)) {
-        for a in 0..D {
+        for a in (0..D).filter(|&a| !self.periodic[a]) {
             let d = p[a] - self.lo[a];
             if d <= margin {
                 let mut n = [0.0; D];

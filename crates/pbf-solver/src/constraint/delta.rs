@@ -126,7 +126,7 @@ fn confine_lanes<L: Lane, const D: usize>(
     let mut to: [[f32; GROUP]; D] = moved.map(|m| lanes(m, width));
     if colliders.is_empty() && chebyshev.is_none() {
         // The clamp's bounds, with its operations.
-        let (lo, hi) = (domain.lo(), domain.hi());
+        let (lo, hi) = (domain.walls_lo(), domain.walls_hi());
         let lo: [f32; D] = core::array::from_fn(|a| lo[a] + margin);
         let hi: [f32; D] = core::array::from_fn(|a| hi[a] - margin);
         if L::clear_of_faces(moved, width, lo, hi, 0.0) {

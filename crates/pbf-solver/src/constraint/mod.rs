@@ -129,7 +129,7 @@ impl<'a, const D: usize> Constraint<'a, D> {
     ) -> bool {
         let (domain, h) = (self.boundary.domain, self.boundary.tables.h());
         let p = core::array::from_fn(|a| own[a]);
-        if !L::clear_of_faces(p, width, domain.lo(), domain.hi(), h) {
+        if !L::clear_of_faces(p, width, domain.walls_lo(), domain.walls_hi(), h) {
             return true;
         }
         !self.boundary.colliders.is_empty() && self.near_walls(quads, members)

@@ -38,6 +38,7 @@ mod step;
 mod tests;
 mod velocity;
 mod viscous;
+mod wrap;
 
 use diagnostics::Tally;
 use repair::RepairScratch;
@@ -203,10 +204,13 @@ impl<const D: usize> Solver<D> {
     ///
     /// # Errors
     /// [`CoreError::Kernel`] when the kernel radius is outside the range the kernel
-    /// constants support, [`CoreError::InvalidCollider`] when the domain spans more
-    /// cells of size h than the neighbour search can index (2^21 per axis in 3D), and
-    /// [`CoreError::InvalidParameter`] naming `viscosity` when the domain has a
-    /// no-slip wall ([`Wall::NoSlip`](crate::Wall::NoSlip)) and the viscosity is 0.
+    /// constants support; [`CoreError::InvalidCollider`] when the domain spans more
+    /// cells of size h than the neighbour search can index (2^21 per axis in 3D), or
+    /// (field `domain.periodic`) when a periodic axis is shorter than three kernel
+    /// radii; [`CoreError::InvalidParameter`] naming `coarse_correction` when the
+    /// domain has a periodic axis and the parameters ask for the coarse correction,
+    /// which does not wrap, and naming `viscosity` when the domain has a no-slip wall
+    /// ([`Wall::NoSlip`](crate::Wall::NoSlip)) and the viscosity is 0.
     ///
     /// ```
     /// use pbf_solver::{Domain, Params, Solver};
@@ -239,6 +243,24 @@ impl<const D: usize> Solver<D> {
                     reason: "the domain spans more kernel radii than the neighbour search can index",
                 });
             }
+        }
+        for a in (0..D).filter(|&a| domain.periodic()[a]) {
+            let length = domain.hi()[a] - domain.lo()[a];
+            if !(length >= 3.0 * kernel.h()) {
+                return Err(CoreError::InvalidCollider {
+                    index: usize::MAX,
+                    field: "domain.periodic",
+                    value: length.into(),
+                    reason: "a periodic axis must be at least three kernel radii long",
+                });
+            }
+        }
+        if domain.is_periodic() && params.coarse_correction() {
+            return Err(CoreError::InvalidParameter {
+                field: "coarse_correction",
+                value: 1.0,
+                reason: "the coarse correction does not wrap around periodic axes: turn it off for a periodic domain",
+            });
         }
         if domain.has_no_slip() && params.viscosity() == 0.0 {
             return Err(CoreError::InvalidParameter {
@@ -304,6 +326,7 @@ impl<const D: usize> Solver<D> {
         };
         let limit = solver.candidate_limit();
         solver.lists.set_max_candidates(limit);
+        solver.lists.set_periodic(solver.domain.periodicity());
         Ok(solver)
     }
 

@@ -157,8 +157,11 @@ impl<const D: usize> Solver<D> {
         let n = self.len();
         let allowed = self.half_skin2();
         let (now, built) = (refs(&self.predicted), refs(&self.built));
+        // Offsets and displacements are minimum images on the periodic axes (the
+        // lists' own test); `offset` is the plain difference on the others.
+        let periodic = *self.lists.periodic();
         let displaced = |i: usize| {
-            let d: [f32; D] = core::array::from_fn(|a| now[a][i] - built[a][i]);
+            let d: [f32; D] = core::array::from_fn(|a| periodic.image(a, now[a][i] - built[a][i]));
             !(pbf_kernels::norm2(d) <= allowed)
         };
         // Counted per chunk of `MIN_CHUNK` particles by `drift`.
@@ -176,12 +179,31 @@ impl<const D: usize> Solver<D> {
                     .extend(chunk(c, n).filter(|&f| displaced(f)).map(|f| f as u32));
             }
         }
+        // The grid's cells and the movers' cells are those of the positions, not of
+        // their images: a mover near a periodic face (within twice the lists' radius,
+        // where a pair across the face may be) makes the repair give up. Farther in,
+        // its neighbours within h and their positions of the build lie on its side of
+        // every face.
+        if periodic.any() {
+            let near = 2.0 * self.list_radius();
+            let (lo, hi) = (self.domain.lo(), self.domain.hi());
+            let near_face = |f: u32| {
+                (0..D).any(|a| {
+                    let p = now[a][f as usize];
+                    periodic.is_periodic(a) && !(p - lo[a] >= near && hi[a] - p >= near)
+                })
+            };
+            if self.moved.iter().any(|&f| near_face(f)) {
+                return false;
+            }
+        }
         let (h2, r2) = (self.kernel.h2(), self.list_radius().powi(2));
         // A pair within h now that a build on `built` did not find.
         let unbuilt = |f: usize, j: u32| {
             let j = j as usize;
-            let d: [f32; D] = core::array::from_fn(|a| now[a][f] - now[a][j]);
-            let e: [f32; D] = core::array::from_fn(|a| built[a][f] - built[a][j]);
+            let d: [f32; D] = core::array::from_fn(|a| periodic.image(a, now[a][f] - now[a][j]));
+            let e: [f32; D] =
+                core::array::from_fn(|a| periodic.image(a, built[a][f] - built[a][j]));
             j != f
                 && pbf_kernels::within(pbf_kernels::norm2(d), h2)
                 && !pbf_kernels::within(pbf_kernels::norm2(e), r2)

@@ -90,34 +90,20 @@ impl<const D: usize> Solver<D> {
         let halves: [f32; SKINS.len()] = core::array::from_fn(|k| self.half_skin2_of(SKINS[k]));
         let half = self.half_skin2();
         let (now, built) = (refs(&self.predicted), refs(&self.built));
-        per_chunk(self.len(), &mut self.drift, &|chunk| {
-            let (now, built) = (
-                stretches(now, chunk.clone()),
-                stretches(built, chunk.clone()),
-            );
-            let moved = |k: usize| {
-                let d: [f32; D] = core::array::from_fn(|a| now[a][k] - built[a][k]);
-                pbf_kernels::norm2(d)
-            };
-            let mut drift = Drift::default();
-            if !count {
-                // Branch-free: the checks between the iterations need only these.
-                for moved in (0..chunk.len()).map(moved) {
-                    drift.most = drift.most.max(moved.to_bits());
-                    drift.movers += u32::from(!(moved <= half));
-                }
-                return drift;
-            }
-            for k in 0..chunk.len() {
-                let moved = moved(k);
-                drift.most = drift.most.max(moved.to_bits());
-                drift.movers += u32::from(!(moved <= half));
-                for (past, half) in drift.past.iter_mut().zip(halves) {
-                    *past += u32::from(!(moved <= half));
-                }
-            }
-            drift
-        });
+        // Minimum images on the periodic axes: a particle that crossed a periodic face
+        // since the build moved by its short way round. Chosen once, outside the
+        // loops: without periodic axes the loops are the plain ones.
+        let periodic = *self.lists.periodic();
+        if periodic.any() {
+            let image = |a: usize, x: f32| periodic.image(a, x);
+            per_chunk(self.len(), &mut self.drift, &|chunk| {
+                chunk_drift(now, built, chunk, (half, halves), count, image)
+            });
+        } else {
+            per_chunk(self.len(), &mut self.drift, &|chunk| {
+                chunk_drift(now, built, chunk, (half, halves), count, |_, x| x)
+            });
+        }
         self.drift.iter().fold(Drift::default(), |mut all, chunk| {
             all.most = all.most.max(chunk.most);
             all.movers += chunk.movers;
@@ -150,4 +136,44 @@ impl<const D: usize> Solver<D> {
             next_skin(&past, n)
         };
     }
+}
+
+/// The [`Drift`] of the particles `chunk`: their squared displacements from `built`
+/// to `now`, each axis' difference through `image` (the minimum image on periodic
+/// axes, the difference itself otherwise).
+#[inline(always)]
+fn chunk_drift<const D: usize>(
+    now: [&[f32]; D],
+    built: [&[f32]; D],
+    chunk: core::ops::Range<usize>,
+    (half, halves): (f32, [f32; SKINS.len()]),
+    count: bool,
+    image: impl Fn(usize, f32) -> f32,
+) -> Drift {
+    let (now, built) = (
+        stretches(now, chunk.clone()),
+        stretches(built, chunk.clone()),
+    );
+    let moved = |k: usize| {
+        let d: [f32; D] = core::array::from_fn(|a| image(a, now[a][k] - built[a][k]));
+        pbf_kernels::norm2(d)
+    };
+    let mut drift = Drift::default();
+    if !count {
+        // Branch-free: the checks between the iterations need only these.
+        for moved in (0..chunk.len()).map(moved) {
+            drift.most = drift.most.max(moved.to_bits());
+            drift.movers += u32::from(!(moved <= half));
+        }
+        return drift;
+    }
+    for k in 0..chunk.len() {
+        let moved = moved(k);
+        drift.most = drift.most.max(moved.to_bits());
+        drift.movers += u32::from(!(moved <= half));
+        for (past, half) in drift.past.iter_mut().zip(halves) {
+            *past += u32::from(!(moved <= half));
+        }
+    }
+    drift
 }

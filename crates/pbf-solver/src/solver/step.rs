@@ -67,8 +67,9 @@ impl<const D: usize> Solver<D> {
         let viscosity_iterations = self.physical_viscosity::<L>();
         let viscosity = viscous.elapsed();
         self.xsph_and_vorticity::<L>();
-        // 7. x = p*.
+        // 7. x = p*, inside the box on the periodic axes.
         core::mem::swap(&mut self.positions, &mut self.predicted);
+        self.wrap_positions();
         let clock = Clock {
             start,
             predicted,

@@ -210,6 +210,7 @@ impl<const D: usize> Viscosity<D> {
         };
         self.walls.resize(nb.len(), [0.0; 6]);
         let (lo, hi, faces) = (domain.lo(), domain.hi(), domain.walls());
+        let periodic = domain.periodic();
         let (quads, nu, h) = (nb.quads, self.nu_user, share.h());
         for_each_chunk(
             [self.walls.as_mut_slice()],
@@ -218,7 +219,7 @@ impl<const D: usize> Viscosity<D> {
                     let q = quads[start + k];
                     let p: [f32; D] = core::array::from_fn(|a| q[a]);
                     let mut total = [0.0f32; 6];
-                    for axis in 0..D {
+                    for axis in (0..D).filter(|&a| !periodic[a]) {
                         for (side, d, sign) in
                             [(0, p[axis] - lo[axis], 1.0), (1, hi[axis] - p[axis], -1.0)]
                         {
