@@ -23,4 +23,6 @@ pub use stability::{
     ENERGY_TOLERANCE, GLASS_HEIGHT, MAX_DENSITY_ERROR, MAX_EXTRA_SETTLE, SPACING, StabilityCell,
     StabilityResult, StabilityTiming, UNSTABLE_SPEED_OVER_H, run_stability_cell, stability_grid,
 };
-pub use viscosity::{DECAY_TOLERANCE, ShearDecay, shear_decay};
+pub use viscosity::{
+    DECAY_TOLERANCE, POISEUILLE_TOLERANCE, PoiseuilleRun, ShearDecay, poiseuille, shear_decay,
+};

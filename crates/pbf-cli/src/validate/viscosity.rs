@@ -1,7 +1,7 @@
 //! Physical viscosity: shear waves decaying between free-slip and no-slip walls
 //! against the diffusion equation's `exp(-nu k^2 t)`.
 
-use pbf_solver::flows::ShearWave;
+use pbf_solver::flows::{Poiseuille, ShearWave};
 use pbf_solver::{Backend, CoreError, Wall};
 
 /// The relative deviation of the measured decay rate from `nu k^2` that a run may
@@ -68,5 +68,60 @@ pub fn shear_decay(rows: usize, wall: Wall, steps: usize) -> Result<ShearDecay, 
         measured: -ratio.ln() / t.max(f64::MIN_POSITIVE),
         trace,
         most_iterations,
+    })
+}
+
+/// The deviation from the parabola that a Poiseuille run may have: stated before the
+/// run (L2 over the particles, relative to the peak).
+pub const POISEUILLE_TOLERANCE: f64 = 0.02;
+
+/// One plane Poiseuille flow settled from rest.
+///
+/// ```
+/// use pbf_cli::validate::poiseuille;
+/// let r = poiseuille(8, 0.1)?;
+/// assert!(r.steps > 0 && r.error.is_finite());
+/// # Ok::<(), pbf_solver::CoreError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoiseuilleRun {
+    /// Particles across the channel.
+    pub rows: usize,
+    /// `U H / nu`.
+    pub reynolds: f32,
+    /// Steps run (the settling time `0.6 H^2 / nu` at 1/30 s).
+    pub steps: usize,
+    /// The L2 deviation from the parabola, relative to the peak.
+    pub error: f64,
+    /// `(y / H, u / U)` of every particle at the end, and the analytic profile
+    /// sampled the same way.
+    pub profile: Vec<(f64, f64)>,
+}
+
+/// Runs [`Poiseuille::new`] (peak 0.02 m/s, 1/30 s steps) from rest for its
+/// settling time.
+///
+/// # Errors
+/// A [`CoreError`] from the solver.
+pub fn poiseuille(rows: usize, reynolds: f32) -> Result<PoiseuilleRun, CoreError> {
+    let flow = Poiseuille::new(rows, reynolds, 0.02, 1.0 / 30.0);
+    let mut s = flow.solver(Backend::Lanes)?;
+    let steps = (flow.settling_time() / f64::from(flow.time_step)).ceil() as usize;
+    for _ in 0..steps {
+        s.step()?;
+    }
+    let (height, peak) = (f64::from(flow.height()), f64::from(flow.peak()));
+    let profile = (0..s.len())
+        .map(|i| {
+            let (y, u) = (s.positions()[1][i], s.velocities()[0][i]);
+            (f64::from(y) / height, f64::from(u) / peak)
+        })
+        .collect();
+    Ok(PoiseuilleRun {
+        rows,
+        reynolds,
+        steps,
+        error: flow.profile_error(&s),
+        profile,
     })
 }

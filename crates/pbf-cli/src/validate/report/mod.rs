@@ -19,7 +19,7 @@ use super::conservation::{EnergyTrace, MomentumTrace, ScaleInvariance};
 use super::dam_break::{Deviation, FrontCurve};
 use super::incompressibility::ColumnResult;
 use super::stability::StabilityResult;
-use super::viscosity::ShearDecay;
+use super::viscosity::{PoiseuilleRun, ShearDecay};
 use crate::error::CliError;
 use crate::render::save_png;
 
@@ -104,6 +104,8 @@ pub struct ValidationReport {
     pub scale: Option<ScaleInvariance>,
     /// The shear waves.
     pub shear: Vec<ShearDecay>,
+    /// The Poiseuille flows.
+    pub poiseuille: Vec<PoiseuilleRun>,
     /// The document written.
     pub document: PathBuf,
     /// Wall-clock time of the whole run.
