@@ -53,15 +53,15 @@ pub(crate) use state::RestoredState;
 /// The most particles a solver holds: indices of the neighbour search are `u32`.
 pub const MAX_PARTICLES: usize = (u32::MAX - 1024) as usize;
 
-fn empty<const D: usize, T>() -> [Vec<T>; D] {
+pub(crate) fn empty<const D: usize, T>() -> [Vec<T>; D] {
     core::array::from_fn(|_| Vec::new())
 }
 
-fn refs<const D: usize>(v: &[Vec<f32>; D]) -> [&[f32]; D] {
+pub(crate) fn refs<const D: usize>(v: &[Vec<f32>; D]) -> [&[f32]; D] {
     core::array::from_fn(|a| v[a].as_slice())
 }
 
-fn muts<const D: usize>(v: &mut [Vec<f32>; D]) -> [&mut [f32]; D] {
+pub(crate) fn muts<const D: usize>(v: &mut [Vec<f32>; D]) -> [&mut [f32]; D] {
     let mut it = v.iter_mut();
     core::array::from_fn(|_| it.next().expect("D arrays").as_mut_slice())
 }
@@ -72,24 +72,16 @@ pub(crate) fn rest_lattice_denominator<const D: usize>(
     params: &Params<D>,
     kernel: &Kernel<D>,
 ) -> f64 {
-    let s = params.spacing();
-    let reach = (kernel.h() / s).ceil() as i32;
     let scale = f64::from(params.mass() / params.rest_density());
     let mut sum = 0.0f64;
-    let side = (2 * reach + 1) as usize;
-    for flat in 0..side.pow(D as u32) {
-        let mut rest = flat;
-        let x: [f32; D] = core::array::from_fn(|_| {
-            let k = (rest % side) as i32 - reach;
-            rest /= side;
-            k as f32 * s
-        });
+    // The gradient vanishes at the particle itself and from h on.
+    crate::viscosity::for_each_lattice_point::<D>(kernel.h(), params.spacing(), |x| {
         let g = kernel.spiky_gradient(x);
         sum += g
             .iter()
             .map(|c| (scale * f64::from(*c)).powi(2))
             .sum::<f64>();
-    }
+    });
     sum + f64::from(params.cfm_epsilon())
 }
 

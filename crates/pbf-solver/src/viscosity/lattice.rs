@@ -8,7 +8,7 @@ pub(crate) const WALL_SAMPLES: usize = 65;
 
 /// Calls `f(x)` for the lattice points of spacing `s` within `h` of the origin, the
 /// origin excluded, `x` in units of length.
-fn for_each_lattice_point<const D: usize>(h: f32, s: f32, mut f: impl FnMut([f32; D])) {
+pub(crate) fn for_each_lattice_point<const D: usize>(h: f32, s: f32, mut f: impl FnMut([f32; D])) {
     let reach = (h / s).ceil() as i32;
     let side = (2 * reach + 1) as usize;
     for flat in 0..side.pow(D as u32) {

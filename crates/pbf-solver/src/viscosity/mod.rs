@@ -19,8 +19,10 @@ mod pass;
 
 use crate::lists::{Neighbourhood, pack_vectors};
 use crate::parallel::{deterministic_sum, for_each_chunk, stretches};
+use crate::solver::{empty, muts, refs};
 use crate::{Collider, Domain, Wall};
 use lattice::WallShare;
+pub(crate) use lattice::for_each_lattice_point;
 use pass::System;
 use pbf_kernels::{Kernel, Lane};
 
@@ -53,19 +55,6 @@ pub(crate) struct Viscosity<const D: usize> {
     walls: Vec<[f32; 6]>,
     packed: Vec<[f32; 4]>,
     partials: Vec<f64>,
-}
-
-fn empty<const D: usize>() -> [Vec<f32>; D] {
-    core::array::from_fn(|_| Vec::new())
-}
-
-fn refs<const D: usize>(v: &[Vec<f32>; D]) -> [&[f32]; D] {
-    core::array::from_fn(|a| v[a].as_slice())
-}
-
-fn muts<const D: usize>(v: &mut [Vec<f32>; D]) -> [&mut [f32]; D] {
-    let mut it = v.iter_mut();
-    core::array::from_fn(|_| it.next().expect("D arrays").as_mut_slice())
 }
 
 impl<const D: usize> Viscosity<D> {
