@@ -321,13 +321,7 @@ fn density_off_minimum_image(s: &Solver<3>, period: f32) -> Option<(usize, f64, 
 /// again, and every step's densities are the brute-force minimum-image sums.
 #[test]
 fn lists_across_periodic_faces_miss_no_pair_within_h() {
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut uniform = move || {
-        seed = seed
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (seed >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-    };
+    let mut uniform = common::uniform(0x2545_f491_4f6c_dd1d);
     let (spacing, side) = (0.1f32, 9);
     let period = side as f32 * spacing;
     let params = builder::<3>(spacing).gravity([0.0; 3]).build().unwrap();

@@ -490,13 +490,7 @@ fn every_backend_gives_the_bits_of_the_scalar_path() {
 /// are those of a brute-force sum over all pairs at the final positions.
 #[test]
 fn kept_lists_miss_no_pair_within_h() {
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut uniform = move || {
-        seed = seed
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (seed >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-    };
+    let mut uniform = common::uniform(0x2545_f491_4f6c_dd1d);
     let (spacing, side) = (0.1f32, 9);
     let mut points = Vec::new();
     for flat in 0..side * side * side {

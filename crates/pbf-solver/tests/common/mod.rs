@@ -44,3 +44,15 @@ pub fn assert_contained<const D: usize>(s: &Solver<D>) {
         }
     }
 }
+
+/// A deterministic source of numbers uniform in `[-1, 1)` (a 64-bit linear
+/// congruential generator, its top 24 bits), for jittered lattices and random
+/// velocities.
+pub fn uniform(mut seed: u64) -> impl FnMut() -> f32 {
+    move || {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+    }
+}
