@@ -8,6 +8,7 @@ use crate::cell_table::CellTable;
 use crate::cells::{CellExtractor, CellOutputs, CellRange};
 use crate::frame::{self, CellFrame};
 use crate::keys::{keys_and_digits, keys_and_movers};
+use crate::parts::reserve_total;
 use crate::resort::{MOVER_LIMIT, Resorter, key_chunk_len};
 use crate::sort::{RadixSorter, SortItem};
 use crate::{GridError, NeighbourList, distance2, within};
@@ -838,6 +839,22 @@ struct SortBuffers<T> {
 }
 
 impl<T: SortItem> SortBuffers<T> {
+    /// Makes room for the re-sort of `n` points (the steady state after a full
+    /// sort: every point of a key chunk may move), so that the first rebuild that
+    /// finds few points moved allocates nothing.
+    fn reserve_resort(&mut self, n: usize) {
+        let chunk_len = key_chunk_len(n);
+        let chunks = n.div_ceil(chunk_len);
+        reserve_total(&mut self.stayer_counts, chunks);
+        if self.mover_chunks.len() < chunks {
+            self.mover_chunks.resize_with(chunks, Vec::new);
+        }
+        for (t, movers) in self.mover_chunks[..chunks].iter_mut().enumerate() {
+            reserve_total(movers, chunk_len.min(n - t * chunk_len));
+        }
+        self.resorter.reserve(n, chunks);
+    }
+
     fn heap_bytes(&self) -> usize {
         (self.items.capacity() + self.scratch.capacity()) * size_of::<T>()
             + self.resorter.heap_bytes()
@@ -926,6 +943,7 @@ impl<T: SortItem> SortBuffers<T> {
                     keys_and_digits(frame, positions, t * chunk_len, items, counts, mask);
                 });
             sorter.sort(&mut self.items, &mut self.scratch, key_bits, true);
+            self.reserve_resort(n);
         }
         extractor.extract(&self.items, outputs)
     }

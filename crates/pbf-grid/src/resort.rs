@@ -51,6 +51,16 @@ pub(crate) struct Resorter<T> {
 }
 
 impl<T: SortItem> Resorter<T> {
+    /// Makes room for a re-sort of `n` points in `chunks` key chunks, so that the
+    /// first one allocates nothing (a full sort calls it, and the steady state that
+    /// follows it then runs in the room).
+    pub fn reserve(&mut self, n: usize, chunks: usize) {
+        reserve_total(&mut self.movers, n / MOVER_LIMIT + 1);
+        reserve_total(&mut self.movers_scratch, n / MOVER_LIMIT + 1);
+        reserve_total(&mut self.mover_bounds, chunks + 1);
+        reserve_total(&mut self.out_bounds, chunks + 1);
+    }
+
     /// Sorts the points of a key pass that split them: chunk `t` (of `chunk_len`
     /// items) holds its `stayer_counts[t]` stayers, sorted, at the front of its part
     /// of `items`, and its movers in `mover_chunks[t]`. The `n` sorted items end up

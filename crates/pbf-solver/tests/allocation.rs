@@ -147,6 +147,15 @@ fn a_step_allocates_nothing_after_warm_up() {
                 found.is_empty(),
                 "3D, {threads} threads: (step, allocations) {found:?}"
             );
+            // A flow from rest, whose particles first change cell after the warm-up:
+            // the viscosity's solve with no-slip plates, in a channel periodic along x.
+            let flow = pbf_solver::flows::Poiseuille::new(16, 1.0, 0.02, 1.0 / 30.0);
+            let mut channel = flow.solver(pbf_solver::Backend::Lanes).unwrap();
+            let found = allocations_per_step(&mut channel, 5, 100);
+            assert!(
+                found.is_empty(),
+                "periodic channel, {threads} threads: (step, allocations) {found:?}"
+            );
         });
         drop(pool);
         for worker in workers {
