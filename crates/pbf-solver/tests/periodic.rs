@@ -299,21 +299,7 @@ fn bad_periodic_settings_are_errors() {
 /// The first particle whose density (the step's last pass) is off by more than 1e-4
 /// of the brute-force sum over every pair within h by minimum image, with both.
 fn density_off_minimum_image(s: &Solver<3>, period: f32) -> Option<(usize, f64, f64)> {
-    let (h2, mass, p) = (s.kernel().h2(), s.params().mass(), s.positions());
-    let image = |x: f32| x - period * (x / period).round();
-    (0..s.len()).find_map(|i| {
-        let mut sum = 0.0f64;
-        for j in 0..s.len() {
-            let x: [f32; 3] = core::array::from_fn(|a| image(p[a][i] - p[a][j]));
-            let r2 = pbf_kernels::norm2(x);
-            if pbf_kernels::within(r2, h2) {
-                sum += f64::from(s.kernel().poly6(r2));
-            }
-        }
-        let expected = f64::from(mass) * sum;
-        let got = f64::from(s.densities()[i]);
-        ((got - expected).abs() > 1e-4 * expected).then_some((i, got, expected))
-    })
+    common::density_off(s, |x| x - period * (x / period).round())
 }
 
 /// A jittered lattice filling a box periodic on every axis (no wall anywhere), with

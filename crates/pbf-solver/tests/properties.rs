@@ -375,20 +375,7 @@ proptest! {
 /// of the brute-force sum over all pairs within h at the final positions (no walls
 /// within h), with both densities.
 fn density_off_brute_force(s: &Solver<3>) -> Option<(usize, f64, f64)> {
-    let (h2, mass, p) = (s.kernel().h2(), s.params().mass(), s.positions());
-    (0..s.len()).find_map(|i| {
-        let mut sum = 0.0f64;
-        for j in 0..s.len() {
-            let x: [f32; 3] = core::array::from_fn(|a| p[a][i] - p[a][j]);
-            let r2 = pbf_kernels::norm2(x);
-            if pbf_kernels::within(r2, h2) {
-                sum += f64::from(s.kernel().poly6(r2));
-            }
-        }
-        let expected = f64::from(mass) * sum;
-        let got = f64::from(s.densities()[i]);
-        ((got - expected).abs() > 1e-4 * expected).then_some((i, got, expected))
-    })
+    common::density_off(s, |x| x)
 }
 
 /// A 2D dam break on the given backend, with vorticity confinement on (so that every

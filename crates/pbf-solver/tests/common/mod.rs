@@ -56,3 +56,23 @@ pub fn uniform(mut seed: u64) -> impl FnMut() -> f32 {
         (seed >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
     }
 }
+
+/// The first particle whose density is off by more than 1e-4 of the brute-force sum
+/// over every pair within h, each pair's offset taken axis by axis through `offset`
+/// (the identity, or the minimum image of a periodic box), with both densities.
+pub fn density_off(s: &Solver<3>, offset: impl Fn(f32) -> f32) -> Option<(usize, f64, f64)> {
+    let (h2, mass, p) = (s.kernel().h2(), s.params().mass(), s.positions());
+    (0..s.len()).find_map(|i| {
+        let mut sum = 0.0f64;
+        for j in 0..s.len() {
+            let x: [f32; 3] = core::array::from_fn(|a| offset(p[a][i] - p[a][j]));
+            let r2 = pbf_kernels::norm2(x);
+            if pbf_kernels::within(r2, h2) {
+                sum += f64::from(s.kernel().poly6(r2));
+            }
+        }
+        let expected = f64::from(mass) * sum;
+        let got = f64::from(s.densities()[i]);
+        ((got - expected).abs() > 1e-4 * expected).then_some((i, got, expected))
+    })
+}
