@@ -659,7 +659,7 @@ fn viscosity_terms_sum_to_the_laplacian_on_a_lattice() {
                         continue;
                     }
                     let dv = [field([0.0; 3]) - field(xj), 0.0, 0.0];
-                    let t = k.viscosity_term(nu, volume, dv, x, r2, k.spiky_gradient_factor(r2));
+                    let t = k.viscosity_term(nu, volume, dv, r2, k.spiky_gradient_factor(r2));
                     for c in 0..3 {
                         a[c] += t[c];
                     }

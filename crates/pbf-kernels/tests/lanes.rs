@@ -409,7 +409,7 @@ mod terms {
     lanes_bit_identical!(lane_square_root: |s| (x: f32 = value()) => x.sqrt(), L::square_root(x));
     lanes_bit_identical!(lane_max_zero: |s| (x: f32 = value()) => if x > 0.0 { x } else { 0.0 }, x.max_zero());
     lanes_bit_identical!(lane_select_gt: |s| (x: f32 = value(), y: f32 = value(), yes: f32 = value(), no: f32 = value()) => if x > y { yes } else { no }, x.select_gt(y, yes, no));
-    lanes_bit_identical!(viscosity_term: |s| (volume: f32 = value(), dv: [f32; D] = vector::<D>(), x: [f32; D] = offset::<D>(s.kernel.h()), factor: f32 = gradient_factor(s.kernel)) => s.kernel.viscosity_term(s.uniform, volume, dv, x, norm2(x), factor), s.kernel.viscosity_term_lanes(s.uniform, volume, dv, x, norm2_lanes(x), factor));
+    lanes_bit_identical!(viscosity_term: |s| (volume: f32 = value(), dv: [f32; D] = vector::<D>(), x: [f32; D] = offset::<D>(s.kernel.h()), factor: f32 = gradient_factor(s.kernel)) => s.kernel.viscosity_term(s.uniform, volume, dv, norm2(x), factor), s.kernel.viscosity_term_lanes(s.uniform, volume, dv, norm2_lanes(x), factor));
     lanes_bit_identical!(vorticity_gradient_term: |s| (volume: f32 = value(), d_magnitude: f32 = value(), grad: [f32; D] = gradient(s.kernel)) => s.kernel.vorticity_gradient_term(volume, d_magnitude, grad), s.kernel.vorticity_gradient_term_lanes(volume, d_magnitude, grad));
 }
 
@@ -463,6 +463,43 @@ fn the_dispatcher_runs_every_available_backend() {
     }
     assert!(LaneKind::Scalar.is_available() && LaneKind::Portable.is_available());
     assert!(LaneKind::widest().is_available());
+}
+
+/// A padding lane of the lists (`r2 = +inf`, gradient factor 0) adds exactly 0
+/// through the viscosity term on every backend, whatever the velocity difference:
+/// the pair term must not turn the padding into NaN.
+#[test]
+fn the_viscosity_term_of_a_padding_lane_is_zero() {
+    struct Padding;
+    impl WithLane for Padding {
+        type Output = Vec<f32>;
+        fn run<L: Lane>(self) -> Vec<f32> {
+            let k = Kernel::<3>::new(0.1).unwrap();
+            let r2 = L::splat(f32::INFINITY);
+            let factor = L::gradient_factor(&k, r2);
+            let dv = [L::splat(3.0), L::splat(-1.0), L::splat(0.5)];
+            let t = k.viscosity_term_lanes(1e-3, L::splat(1e-6), dv, r2, factor);
+            let mut out = vec![1.0; 3 * L::WIDTH];
+            for (a, c) in t.into_iter().enumerate() {
+                c.store(&mut out[a * L::WIDTH..(a + 1) * L::WIDTH]);
+            }
+            out
+        }
+    }
+    let k = Kernel::<3>::new(0.1).unwrap();
+    let factor = k.spiky_gradient_factor(f32::INFINITY);
+    let scalar = k.viscosity_term(1e-3, 1e-6, [3.0, -1.0, 0.5], f32::INFINITY, factor);
+    assert_eq!(scalar, [0.0; 3]);
+    for kind in LaneKind::ALL {
+        match kind.dispatch(Padding) {
+            Ok(terms) => assert!(
+                terms.iter().all(|t| *t == 0.0),
+                "{}: {terms:?}",
+                kind.name()
+            ),
+            Err(_) => kind.report_skipped(),
+        }
+    }
 }
 
 /// The safe gathers, on every backend: the values of the scalar path's indexing, by

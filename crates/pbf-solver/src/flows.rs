@@ -7,9 +7,8 @@ use crate::{Backend, CoreError, Domain, Params, Solver, Wall};
 /// no gravity, no XSPH, no vorticity confinement. By the diffusion equation its
 /// amplitude decays as `exp(-nu k^2 t)`: between free-slip walls the mode
 /// `f = cos(pi y / H)` (`k = pi / H`), between no-slip walls `f = sin(2 pi y / H)`
-/// (`k = 2 pi / H`). Neither carries a net flux, so the channel's ends (free-slip,
-/// `8 H` apart) disturb only their own neighbourhood; the amplitude is measured in the
-/// middle fifth.
+/// (`k = 2 pi / H`). The channel is periodic along x, `2 H` long: no end disturbs
+/// the flow, and the amplitude is fitted over every particle.
 ///
 /// ```
 /// use pbf_solver::{Backend, Wall, flows::ShearWave};
@@ -95,15 +94,17 @@ impl ShearWave {
             .xsph_c(0.0)
             .vorticity_rel(0.0)
             .viscosity(self.nu)
+            .coarse_correction(false)
             .backend(backend)
             .build()?;
-        let (height, length) = (self.height(), 8.0 * self.height());
+        let (height, length) = (self.height(), 2.0 * self.height());
         let domain = Domain::new([0.0; 2], [length, height])?
-            .with_walls([[Wall::FreeSlip; 2], [self.wall; 2]]);
+            .with_walls([[Wall::FreeSlip; 2], [self.wall; 2]])
+            .with_periodic([true, false])?;
         let mut solver = Solver::new(params, domain)?;
         let mut points = Vec::new();
         let mut velocities = Vec::new();
-        for i in 0..8 * self.rows {
+        for i in 0..2 * self.rows {
             for j in 0..self.rows {
                 let p = [(i as f32 + 0.5) * s, (j as f32 + 0.5) * s];
                 points.push(p);
@@ -114,16 +115,12 @@ impl ShearWave {
         Ok(solver)
     }
 
-    /// The mode's amplitude in the horizontal velocities of the channel's middle
-    /// fifth (a least-squares fit of `A f(y)`).
+    /// The mode's amplitude in the horizontal velocities (a least-squares fit of
+    /// `A f(y)` over every particle).
     pub fn amplitude_of(&self, solver: &Solver<2>) -> f64 {
-        let length = 8.0 * self.height();
         let (p, v) = (solver.positions(), solver.velocities());
         let (mut along, mut norm) = (0.0f64, 0.0f64);
         for i in 0..solver.len() {
-            if (p[0][i] - 0.5 * length).abs() > 0.1 * length {
-                continue;
-            }
             let f = f64::from(self.mode(p[1][i]));
             along += f64::from(v[0][i]) * f;
             norm += f * f;
@@ -243,5 +240,142 @@ impl Poiseuille {
             .map(|i| (f64::from(v[0][i]) - f64::from(self.profile(p[1][i]))).powi(2))
             .sum();
         (sum / n as f64).sqrt() / f64::from(self.peak())
+    }
+}
+
+/// Couette flow starting up: a 2D channel periodic along x between two no-slip plates
+/// `H` apart, the fluid at rest until the top plate starts sliding along x at the
+/// speed `U` ([`Domain::with_wall_velocity`]); no gravity, no XSPH, no vorticity
+/// confinement. By the diffusion equation the velocity is the series
+/// `u(y, t) = U y / H - (2 U / pi) sum_n (-1)^(n+1) / n sin(n pi y / H)
+/// exp(-n^2 pi^2 nu t / H^2)`, which settles to the line `U y / H`. The time step
+/// is `0.002 H^2 / nu`.
+///
+/// ```
+/// use pbf_solver::{Backend, flows::Couette};
+/// let flow = Couette::new(8, 1.0, 0.02);
+/// assert!((flow.reynolds() - 1.0).abs() < 1e-5);
+/// // At rest at the start; the line once the start-up has diffused across.
+/// assert_eq!(flow.velocity(0.04, 0.0), 0.0);
+/// let late = 10.0 * flow.diffusion_time();
+/// assert!((flow.velocity(0.04, late) - 0.01).abs() < 1e-9);
+/// let mut s = flow.solver(Backend::Lanes)?;
+/// s.step()?;
+/// assert!(s.velocities()[0].iter().any(|&u| u > 0.0));
+/// # Ok::<(), pbf_solver::CoreError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Couette {
+    /// Particles across the channel (`H = rows s`).
+    pub rows: usize,
+    /// The kinematic viscosity in m^2/s.
+    pub nu: f32,
+    /// The top plate's speed `U` in m/s.
+    pub speed: f32,
+    /// The time step.
+    pub time_step: f32,
+}
+
+impl Couette {
+    /// The particle spacing of every channel.
+    pub const SPACING: f32 = 0.01;
+
+    /// The channel of `rows` particles across whose top plate slides at `speed`
+    /// (m/s), at the Reynolds number `U H / nu` of `reynolds`.
+    pub fn new(rows: usize, reynolds: f32, speed: f32) -> Self {
+        let height = rows as f32 * Self::SPACING;
+        let nu = speed * height / reynolds;
+        Self {
+            rows,
+            nu,
+            speed,
+            time_step: 0.002 * height * height / nu,
+        }
+    }
+
+    /// The distance `H` between the plates.
+    pub fn height(&self) -> f32 {
+        self.rows as f32 * Self::SPACING
+    }
+
+    /// `U H / nu`.
+    pub fn reynolds(&self) -> f32 {
+        self.speed * self.height() / self.nu
+    }
+
+    /// The viscous diffusion time across the channel, `H^2 / nu`.
+    pub fn diffusion_time(&self) -> f64 {
+        f64::from(self.height()).powi(2) / f64::from(self.nu)
+    }
+
+    /// The analytic velocity `u(y, t)` of the series: 0 at `t <= 0` below the
+    /// top plate, the terms summed until their decay factor is below `1e-15`.
+    pub fn velocity(&self, y: f32, t: f64) -> f64 {
+        let (y, height, speed) = (
+            f64::from(y),
+            f64::from(self.height()),
+            f64::from(self.speed),
+        );
+        if t <= 0.0 {
+            return if y >= height { speed } else { 0.0 };
+        }
+        let pi = core::f64::consts::PI;
+        let tau = pi * pi * t / self.diffusion_time();
+        let mut sum = 0.0;
+        let mut n = 1u32;
+        loop {
+            let decay = (-f64::from(n * n) * tau).exp();
+            if decay < 1e-15 {
+                break;
+            }
+            let sign = if n % 2 == 1 { 1.0 } else { -1.0 };
+            sum += sign / f64::from(n) * (f64::from(n) * pi * y / height).sin() * decay;
+            n += 1;
+        }
+        speed * (y / height - 2.0 / pi * sum)
+    }
+
+    /// The channel (16 spacings long, periodic along x) filled at the rest spacing, at
+    /// rest, its top plate sliding.
+    ///
+    /// # Errors
+    /// Those of [`Params`] and [`Solver::new`].
+    pub fn solver(&self, backend: Backend) -> Result<Solver<2>, CoreError> {
+        let s = Self::SPACING;
+        let params = Params::<2>::builder(s)
+            .time_step(self.time_step)
+            .gravity([0.0, 0.0])
+            .xsph_c(0.0)
+            .vorticity_rel(0.0)
+            .viscosity(self.nu)
+            .coarse_correction(false)
+            .backend(backend)
+            .build()?;
+        let columns = 16;
+        let domain = Domain::new([0.0; 2], [columns as f32 * s, self.height()])?
+            .with_walls([[Wall::FreeSlip; 2], [Wall::NoSlip; 2]])
+            .with_periodic([true, false])?
+            .with_wall_velocity(1, 1, [self.speed, 0.0])?;
+        let mut solver = Solver::new(params, domain)?;
+        let mut points = Vec::new();
+        for i in 0..columns {
+            for j in 0..self.rows {
+                points.push([(i as f32 + 0.5) * s, (j as f32 + 0.5) * s]);
+            }
+        }
+        solver.add_particles(&points, None)?;
+        Ok(solver)
+    }
+
+    /// The L2 deviation of the particles' x velocities from the series at their
+    /// heights and the solver's time, relative to `U`:
+    /// `sqrt(mean (u_i - u(y_i, t))^2) / U`.
+    pub fn profile_error(&self, solver: &Solver<2>) -> f64 {
+        let (p, v, t) = (solver.positions(), solver.velocities(), solver.time());
+        let n = solver.len().max(1);
+        let sum: f64 = (0..solver.len())
+            .map(|i| (f64::from(v[0][i]) - self.velocity(p[1][i], t)).powi(2))
+            .sum();
+        (sum / n as f64).sqrt() / f64::from(self.speed)
     }
 }

@@ -25,6 +25,9 @@ pub struct Domain<const D: usize> {
     restitution: f32,
     /// The condition of each face: `walls[axis][0]` at `lo`, `[1]` at `hi`.
     walls: [[Wall; 2]; D],
+    /// The velocity of each face, `[axis][side]` as `walls`: zero but on no-slip
+    /// faces, and along the face.
+    velocities: [[[f32; D]; 2]; D],
     periodic: [bool; D],
 }
 
@@ -42,7 +45,8 @@ pub enum Wall {
     /// it inside.
     #[default]
     FreeSlip,
-    /// The fluid at the wall moves with the wall (at rest): the wall's velocity is
+    /// The fluid at the wall moves with the wall (at rest, or at the velocity
+    /// [`Domain::with_wall_velocity`] gives a face): the wall's velocity is
     /// imposed on the fluid next to it through the physical viscosity
     /// ([`ParamsBuilder::viscosity`](crate::ParamsBuilder::viscosity)), as the
     /// velocity of a mirrored fluid beyond it (Morris et al. 1997). A solver with a
@@ -87,6 +91,7 @@ impl<const D: usize> Domain<D> {
             friction: 0.0,
             restitution: 0.0,
             walls: [[Wall::FreeSlip; 2]; D],
+            velocities: [[[0.0; D]; 2]; D],
             periodic: [false; D],
         })
     }
@@ -99,9 +104,8 @@ impl<const D: usize> Domain<D> {
     /// assert!(d.walls().iter().flatten().all(|w| *w == Wall::NoSlip));
     /// # Ok::<(), pbf_solver::CoreError>(())
     /// ```
-    pub fn with_wall(mut self, wall: Wall) -> Self {
-        self.walls = [[wall; 2]; D];
-        self
+    pub fn with_wall(self, wall: Wall) -> Self {
+        self.with_walls([[wall; 2]; D])
     }
 
     /// Sets each face's [`Wall`]: `walls[axis][0]` for the face at `lo[axis]`,
@@ -117,7 +121,98 @@ impl<const D: usize> Domain<D> {
     /// ```
     pub fn with_walls(mut self, walls: [[Wall; 2]; D]) -> Self {
         self.walls = walls;
+        for (faces, velocities) in walls.iter().zip(&mut self.velocities) {
+            for (wall, velocity) in faces.iter().zip(velocities) {
+                if *wall == Wall::FreeSlip {
+                    *velocity = [0.0; D];
+                }
+            }
+        }
         self
+    }
+
+    /// Sets the velocity of a no-slip face (`side` 0 the face at `lo[axis]`, 1 the
+    /// one at `hi[axis]`): the face stays where it is and slides along itself, as the
+    /// plates of Couette flow or the lid of a driven cavity. The fluid next to it is
+    /// dragged along through the physical viscosity (the mirrored fluid beyond the
+    /// face moves so that the velocity at the face is the face's). The contact
+    /// response ([`with_response`](Self::with_response)) stays that of a wall at
+    /// rest. Making the face free-slip again ([`with_walls`](Self::with_walls))
+    /// sets its velocity back to zero: a free-slip face exerts no shear.
+    ///
+    /// # Errors
+    /// [`CoreError::InvalidCollider`] (index `usize::MAX`, field
+    /// `domain.wall_velocity`) when `axis` or `side` is out of range, the axis is
+    /// periodic (it has no faces), the face is not no-slip, a component is not
+    /// finite, or the velocity has a component along the face's normal; the domain
+    /// is then as it was.
+    ///
+    /// ```
+    /// use pbf_solver::{Domain, Wall};
+    /// // Couette flow: a channel periodic in x, the top plate moving at 0.1 m/s.
+    /// let d = Domain::new([0.0; 2], [1.0, 0.2])?
+    ///     .with_walls([[Wall::FreeSlip; 2], [Wall::NoSlip; 2]])
+    ///     .with_periodic([true, false])?
+    ///     .with_wall_velocity(1, 1, [0.1, 0.0])?;
+    /// assert_eq!(d.wall_velocity(1, 1), [0.1, 0.0]);
+    /// assert!(d.with_wall_velocity(1, 1, [0.0, 0.1]).is_err()); // along the normal
+    /// assert!(d.with_wall_velocity(0, 0, [0.0, 0.1]).is_err()); // periodic axis
+    /// # Ok::<(), pbf_solver::CoreError>(())
+    /// ```
+    pub fn with_wall_velocity(
+        mut self,
+        axis: usize,
+        side: usize,
+        velocity: [f32; D],
+    ) -> Result<Self, CoreError> {
+        let refuse = |value: f32, reason: &'static str| CoreError::InvalidCollider {
+            index: usize::MAX,
+            field: "domain.wall_velocity",
+            value: value.into(),
+            reason,
+        };
+        if axis >= D || side > 1 {
+            return Err(refuse(
+                axis.max(side) as f32,
+                "axis must be below the dimension and side 0 (lo) or 1 (hi)",
+            ));
+        }
+        if self.periodic[axis] {
+            return Err(refuse(axis as f32, "a periodic axis has no faces to move"));
+        }
+        if self.walls[axis][side] != Wall::NoSlip {
+            return Err(refuse(
+                axis as f32,
+                "only a no-slip face drags the fluid: make it Wall::NoSlip first",
+            ));
+        }
+        if let Some(c) = velocity.iter().find(|c| !c.is_finite()) {
+            return Err(refuse(*c, "every component must be finite"));
+        }
+        if velocity[axis] != 0.0 {
+            return Err(refuse(
+                velocity[axis],
+                "a face slides along itself: the component along its normal must be 0",
+            ));
+        }
+        self.velocities[axis][side] = velocity;
+        Ok(self)
+    }
+
+    /// The velocity of a face (`side` 0 at `lo[axis]`, 1 at `hi[axis]`; see
+    /// [`with_wall_velocity`](Self::with_wall_velocity)); zero for a face at rest.
+    ///
+    /// # Panics
+    /// When `axis >= D` or `side > 1`.
+    pub fn wall_velocity(&self, axis: usize, side: usize) -> [f32; D] {
+        self.velocities[axis][side]
+    }
+
+    /// Whether some face moves.
+    pub(crate) fn has_moving_wall(&self) -> bool {
+        (0..D)
+            .filter(|&a| !self.periodic[a])
+            .any(|a| self.velocities[a].iter().flatten().any(|&c| c != 0.0))
     }
 
     /// Each face's [`Wall`] (`[axis][0]` at `lo`, `[axis][1]` at `hi`).
@@ -151,7 +246,8 @@ impl<const D: usize> Domain<D> {
     /// Makes the axes `periodic[a]` periodic: a particle leaving through one face of
     /// such an axis comes back through the opposite one, and particles near one face
     /// are the neighbours of those near the other (minimum image). A periodic axis has
-    /// no walls: no collision with its faces, no wall density, no contact response.
+    /// no walls: no collision with its faces, no wall density, no contact response
+    /// (its faces' [`Wall`]s and velocities are not read).
     /// The other axes keep their walls.
     ///
     /// A periodic axis must be at least three kernel radii long:

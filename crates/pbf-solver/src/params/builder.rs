@@ -118,11 +118,12 @@ impl<const D: usize> ParamsBuilder<D> {
         /// scene (lengths by `k`, gravity by `k`, the same times) it scales by `k^2`.
         ///
         /// Physical viscosity adds `nu` times the SPH Laplacian of the velocity
-        /// (Monaghan's form, [`Kernel::viscosity_term`](pbf_kernels::Kernel::viscosity_term))
+        /// (Morris' component-wise form,
+        /// [`Kernel::viscosity_term`](pbf_kernels::Kernel::viscosity_term))
         /// to every step, solved implicitly (backward Euler, by conjugate gradients
         /// over the neighbour lists), so it is stable at any time step and any `nu`.
         /// The Laplacian is calibrated on the rest lattice, where the plain sum
-        /// underestimates it (by a third at h = 2 s). No-slip walls
+        /// underestimates it (by 14% in 2D and 7% in 3D at h = 2 s). No-slip walls
         /// ([`Wall::NoSlip`](crate::Wall::NoSlip)) act through it. XSPH
         /// ([`xsph_c`](Self::xsph_c)) stays what it is: an artificial velocity filter,
         /// not a viscosity with a unit.

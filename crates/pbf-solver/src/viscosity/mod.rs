@@ -1,12 +1,13 @@
 //! Physical viscosity: a kinematic viscosity `nu` in m^2/s, applied implicitly.
 //!
-//! A step adds `nu` times the SPH Laplacian of the velocity (Monaghan 2005, Morris
-//! et al. 1997: [`Kernel::viscosity_term`]) by backward Euler,
+//! A step adds `nu` times the SPH Laplacian of the velocity (the component-wise
+//! form of Morris et al. 1997: [`Kernel::viscosity_term`]) by backward Euler,
 //! `(I - dt nu L + dt W) v' = v`, so that any `nu` and any time step are stable: an
 //! explicit step would need `dt < h^2 / (8 nu)`. The system is symmetric and
 //! positive definite (every neighbour weighs with the rest volume, and the pair
-//! terms are antisymmetric, which conserves momentum), and conjugate gradients solve
-//! it matrix-free, each product one pass over the neighbour lists
+//! terms are antisymmetric, which conserves momentum; the component-wise form does
+//! not conserve angular momentum exactly on a disordered set), and conjugate
+//! gradients solve it matrix-free, each product one pass over the neighbour lists
 //! ([`pass::apply`]). The dot products are sums in `f64` over fixed chunks
 //! ([`deterministic_sum`]): the same bits on any thread count and backend.
 //!
@@ -50,9 +51,8 @@ pub(crate) struct Viscosity<const D: usize> {
     residual: [Vec<f32>; D],
     direction: [Vec<f32>; D],
     product: [Vec<f32>; D],
-    /// Every particle's `nu W_i`, a symmetric matrix: `[xx, xy, yy]` in 2D,
-    /// `[xx, xy, xz, yy, yz, zz]` in 3D (the rest 0).
-    walls: Vec<[f32; 6]>,
+    /// Every particle's `nu W_i`.
+    walls: Vec<f32>,
     packed: Vec<[f32; 4]>,
     partials: Vec<f64>,
 }
@@ -104,6 +104,9 @@ impl<const D: usize> Viscosity<D> {
         }
         let with_walls = self.wall_shares(nb, walls);
         let mut v = v;
+        if with_walls && walls.0.has_moving_wall() {
+            self.drive(nb, walls.0, dt, reborrow_mut(&mut v));
+        }
         let system = System {
             kernel,
             nu: self.nu,
@@ -181,9 +184,9 @@ impl<const D: usize> Viscosity<D> {
         iterations
     }
 
-    /// Every particle's share of the no-slip walls, `nu W_i`, into `walls`: each face
-    /// and collider within h adds `T_n(d) n n^T + T_t(d) (I - n n^T)` at the distance
-    /// `d` along its normal `n`. Returns whether there is a no-slip wall.
+    /// Every particle's share of the no-slip walls, `nu W_i`, into `walls`: each
+    /// face and collider within h adds `T(d)` at the distance `d` along its normal.
+    /// Returns whether there is a no-slip wall.
     fn wall_shares(
         &mut self,
         nb: &Neighbourhood<'_, D>,
@@ -197,36 +200,30 @@ impl<const D: usize> Viscosity<D> {
         else {
             return false;
         };
-        self.walls.resize(nb.len(), [0.0; 6]);
+        self.walls.resize(nb.len(), 0.0);
         let (lo, hi, faces) = (domain.lo(), domain.hi(), domain.walls());
         let periodic = domain.periodic();
         let (quads, nu, h) = (nb.quads, self.nu_user, share.h());
         for_each_chunk(
             [self.walls.as_mut_slice()],
-            &|start, [w]: [&mut [[f32; 6]]; 1]| {
+            &|start, [w]: [&mut [f32]; 1]| {
                 for (k, w) in w.iter_mut().enumerate() {
                     let q = quads[start + k];
                     let p: [f32; D] = core::array::from_fn(|a| q[a]);
-                    let mut total = [0.0f32; 6];
+                    let mut total = 0.0f32;
                     for axis in (0..D).filter(|&a| !periodic[a]) {
-                        for (side, d, sign) in
-                            [(0, p[axis] - lo[axis], 1.0), (1, hi[axis] - p[axis], -1.0)]
-                        {
+                        for (side, d) in [(0, p[axis] - lo[axis]), (1, hi[axis] - p[axis])] {
                             if faces[axis][side] == Wall::NoSlip {
-                                let mut n = [0.0f32; D];
-                                n[axis] = sign;
-                                add_share::<D>(&mut total, share.at(d), n);
+                                total += share.at(d);
                             }
                         }
                     }
                     for c in colliders.iter().filter(|c| c.wall() == Wall::NoSlip) {
-                        if c.clear_of(p, h) {
-                            continue;
+                        if !c.clear_of(p, h) {
+                            total += share.at(c.distance(p));
                         }
-                        let (d, n) = c.distance_and_normal(p);
-                        add_share::<D>(&mut total, share.at(d), n);
                     }
-                    *w = total.map(|t| nu * t);
+                    *w = nu * total;
                 }
             },
         );
@@ -234,24 +231,34 @@ impl<const D: usize> Viscosity<D> {
     }
 }
 
-/// The index of entry `(a, b)` of a symmetric `D x D` matrix stored as its upper
-/// triangle row by row.
-#[inline]
-pub(crate) fn upper<const D: usize>(a: usize, b: usize) -> usize {
-    let (a, b) = (a.min(b), a.max(b));
-    a * D - a * (a + 1) / 2 + b
-}
-
-/// Adds `normal n n^T + tangent (I - n n^T)` to the symmetric matrix `total`.
-fn add_share<const D: usize>(total: &mut [f32; 6], (normal, tangent): (f32, f32), n: [f32; D]) {
-    if normal == 0.0 && tangent == 0.0 {
-        return;
-    }
-    for a in 0..D {
-        for b in a..D {
-            let identity = if a == b { tangent } else { 0.0 };
-            total[upper::<D>(a, b)] += identity + (normal - tangent) * n[a] * n[b];
-        }
+impl<const D: usize> Viscosity<D> {
+    /// Adds the moving faces' drive to the right-hand side `v`: a face of velocity
+    /// `u_w` pulls with `dt nu T(d) u_w`, so that the solve's
+    /// `(I - dt nu L + dt W) v' = v + dt nu sum T(d) u_w` drags the fluid next to
+    /// the face towards `u_w`.
+    fn drive(&self, nb: &Neighbourhood<'_, D>, domain: &Domain<D>, dt: f32, v: [&mut [f32]; D]) {
+        let Some(share) = self.wall.as_ref() else {
+            return;
+        };
+        let (lo, hi, periodic) = (domain.lo(), domain.hi(), domain.periodic());
+        let (quads, scale) = (nb.quads, dt * self.nu_user);
+        for_each_chunk(v, &|start, v: [&mut [f32]; D]| {
+            for k in 0..v[0].len() {
+                let q = quads[start + k];
+                for axis in (0..D).filter(|&a| !periodic[a]) {
+                    for (side, d) in [(0, q[axis] - lo[axis]), (1, hi[axis] - q[axis])] {
+                        let u = domain.wall_velocity(axis, side);
+                        if u.iter().all(|&c| c == 0.0) {
+                            continue;
+                        }
+                        let pull = scale * share.at(d);
+                        for a in 0..D {
+                            v[a][k] += pull * u[a];
+                        }
+                    }
+                }
+            }
+        });
     }
 }
 

@@ -18,9 +18,9 @@ pub(crate) struct System<'a, const D: usize> {
     pub(crate) volume: f32,
     /// The time step.
     pub(crate) dt: f32,
-    /// The no-slip walls' share `W` of every particle's viscosity, a symmetric
-    /// matrix stored as its upper triangle (`None`: no no-slip wall).
-    pub(crate) walls: Option<&'a [[f32; 6]]>,
+    /// The no-slip walls' share `W_i` of every particle's viscosity (`None`: no
+    /// no-slip wall).
+    pub(crate) walls: Option<&'a [f32]>,
 }
 
 /// `out_i = u_i - dt sum_j a_ij(u) + dt W_i u_i` for every particle, with `a_ij` the
@@ -57,12 +57,11 @@ pub(crate) fn apply<L: Lane, const D: usize>(
                     first,
                     own,
                     #[inline(always)]
-                    |j, x, r2, _| {
+                    |j, _, r2, _| {
                         let uj = j.gather4(packed);
                         let dv: [L; D] = core::array::from_fn(|a| ui[a] - uj[a]);
                         let factor = L::gradient_factor(kernel, r2);
-                        let t =
-                            kernel.viscosity_term_lanes(nu, L::splat(volume), dv, x, r2, factor);
+                        let t = kernel.viscosity_term_lanes(nu, L::splat(volume), dv, r2, factor);
                         for a in 0..D {
                             sum[a] += t[a];
                         }
@@ -74,15 +73,9 @@ pub(crate) fn apply<L: Lane, const D: usize>(
                 let members = &nb.lists.members(first)[..width];
                 for (l, &i) in members.iter().enumerate() {
                     let (i, k) = (i as usize, i as usize - start);
+                    let wall = walls.map_or(0.0, |w| dt * w[i]);
                     for a in 0..D {
-                        let wall = walls.map_or(0.0, |w| {
-                            let mut sum = 0.0;
-                            for b in 0..D {
-                                sum += w[i][super::upper::<D>(a, b)] * u[b][i];
-                            }
-                            dt * sum
-                        });
-                        out[a][k] = next[a][l] + wall;
+                        out[a][k] = next[a][l] + wall * u[a][i];
                     }
                 }
             },
