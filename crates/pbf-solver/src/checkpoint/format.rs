@@ -4,7 +4,7 @@
 use super::CheckpointError;
 
 /// The checkpoint format version this build writes and reads.
-pub const CHECKPOINT_VERSION: u32 = 7;
+pub const CHECKPOINT_VERSION: u32 = 8;
 
 /// The oldest checkpoint format version this build reads.
 pub const OLDEST_CHECKPOINT_VERSION: u32 = 2;
@@ -122,7 +122,7 @@ mod tests {
             split_header(&flipped),
             Err(CheckpointError::Corrupted { .. })
         ));
-        for other in [1, 8] {
+        for other in [1, 9] {
             let mut file = file.clone();
             file[8] = other;
             assert_eq!(

@@ -108,6 +108,8 @@ fn decode<const D: usize>(bytes: &[u8]) -> Result<Solver<D>, CoreError> {
     // without periodic axes: four bytes 0 (0.0), then one each for the domain's and
     // the colliders' no-slip flags and the periodic axes (empty sequences).
     let version_7 = [0u8; 7];
+    // Versions 2 to 7 had every face at rest: one byte 0 (an empty sequence).
+    let version_8 = [0u8; 1];
     let upgraded;
     let payload = match version {
         2..=5 => {
@@ -117,11 +119,22 @@ fn decode<const D: usize>(bytes: &[u8]) -> Result<Solver<D>, CoreError> {
                 4 => 2,
                 _ => 0,
             };
-            upgraded = [payload, &[0u8; 5][..zeros], &skins, &version_7].concat();
+            upgraded = [
+                payload,
+                &[0u8; 5][..zeros],
+                &skins,
+                &version_7,
+                &version_8,
+            ]
+            .concat();
             &upgraded[..]
         }
         6 => {
-            upgraded = [payload, &version_7].concat();
+            upgraded = [payload, &version_7, &version_8].concat();
+            &upgraded[..]
+        }
+        7 => {
+            upgraded = [payload, &version_8].concat();
             &upgraded[..]
         }
         _ => payload,
@@ -188,6 +201,7 @@ fn decode<const D: usize>(bytes: &[u8]) -> Result<Solver<D>, CoreError> {
     } else {
         domain.with_periodic(array("domain.periodic", &state.domain_periodic)?)?
     };
+    let domain = wall_velocities(domain, &state.domain_wall_velocities)?;
     let mut solver = Solver::new(params, domain)?;
     if !state.colliders_no_slip.is_empty() && state.colliders_no_slip.len() != state.colliders.len()
     {
@@ -400,6 +414,34 @@ impl<const D: usize> Solver<D> {
 
 /// The domain's walls from their no-slip flags (`[axis][lo, hi]` flattened; empty:
 /// all free-slip).
+/// `domain` with the faces' velocities `flat` (`[axis][lo, hi][component]`
+/// flattened; empty: every face at rest).
+fn wall_velocities<const D: usize>(
+    mut domain: Domain<D>,
+    flat: &[f32],
+) -> Result<Domain<D>, CoreError> {
+    if flat.is_empty() {
+        return Ok(domain);
+    }
+    if flat.len() != 2 * D * D {
+        return Err(CheckpointError::Decode {
+            reason: format!(
+                "domain wall velocities: {} values for {} faces in {D}D",
+                flat.len(),
+                2 * D
+            ),
+        }
+        .into());
+    }
+    for (face, velocity) in flat.chunks_exact(D).enumerate() {
+        let velocity: [f32; D] = core::array::from_fn(|a| velocity[a]);
+        if velocity.iter().any(|&c| c != 0.0) {
+            domain = domain.with_wall_velocity(face / 2, face % 2, velocity)?;
+        }
+    }
+    Ok(domain)
+}
+
 fn walls<const D: usize>(no_slip: &[bool]) -> Result<[[Wall; 2]; D], CoreError> {
     if no_slip.is_empty() {
         return Ok([[Wall::FreeSlip; 2]; D]);
@@ -444,17 +486,18 @@ mod tests {
         for _ in 0..3 {
             solver.step().unwrap();
         }
-        let v7 = solver.checkpoint().unwrap();
+        let v8 = solver.checkpoint().unwrap();
         // The payload without the lists' two skins and step (a byte: below 128), the
         // viscosity (four bytes 0), the walls (one byte 0 each for the domain and the
-        // colliders) and the periodic axes (none: a byte 0), which end it.
+        // colliders), the periodic axes (none: a byte 0) and the faces' velocities
+        // (none: a byte 0), which end it.
         assert!(solver.steps() < 128);
         assert_eq!(
-            v7[v7.len() - 7..],
-            [0; 7],
-            "no viscosity, free-slip, not periodic"
+            v8[v8.len() - 8..],
+            [0; 8],
+            "no viscosity, free-slip, not periodic, faces at rest"
         );
-        let payload = &v7[HEADER_LEN..v7.len() - 16];
+        let payload = &v8[HEADER_LEN..v8.len() - 17];
         assert_eq!(
             payload[payload.len() - 5..],
             [0, 0, 0, 0, 0],
@@ -477,6 +520,9 @@ mod tests {
         // as version 7 with none.
         let seven = with_version(7, &[payload, &skin, &skin, &[0], &[0; 7]].concat());
         assert_eq!(seven.checkpoint().unwrap(), wide.checkpoint().unwrap());
+        // Version 7 had every face at rest: the same as version 8 with none.
+        let eight = with_version(8, &[payload, &skin, &skin, &[0], &[0; 8]].concat());
+        assert_eq!(eight.checkpoint().unwrap(), wide.checkpoint().unwrap());
         // The bytes of an older version: the payload without its last `cut` bytes.
         let older =
             |version: u32, cut: usize| with_version(version, &payload[..payload.len() - cut]);
@@ -534,7 +580,11 @@ mod tests {
             [Wall::NoSlip, Wall::FreeSlip],
             [Wall::FreeSlip; 2],
         ];
-        let domain = Domain::new([0.0; 3], [1.0; 3]).unwrap().with_walls(walls);
+        let domain = Domain::new([0.0; 3], [1.0; 3])
+            .unwrap()
+            .with_walls(walls)
+            .with_wall_velocity(0, 1, [0.0, 0.05, -0.02])
+            .unwrap();
         let mut solver = Solver::new(params, domain).unwrap();
         for wall in [Wall::FreeSlip, Wall::NoSlip] {
             let ball = crate::Shape::Sphere {
@@ -551,6 +601,8 @@ mod tests {
         let mut back = Solver::<3>::from_checkpoint(&solver.checkpoint().unwrap()).unwrap();
         assert_eq!(back.params().viscosity(), 2e-3);
         assert_eq!(back.domain().walls(), walls);
+        assert_eq!(back.domain().wall_velocity(0, 1), [0.0, 0.05, -0.02]);
+        assert_eq!(back.domain().wall_velocity(1, 0), [0.0; 3]);
         let kept: Vec<Wall> = back.colliders().iter().map(|c| c.wall()).collect();
         assert_eq!(kept, [Wall::FreeSlip, Wall::NoSlip]);
         for _ in 0..3 {
@@ -561,8 +613,9 @@ mod tests {
             let (x, y) = (solver.velocities()[a], back.velocities()[a]);
             assert!(x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits()));
         }
-        // Wrong count of wall flags: an error, never a panic.
+        // Wrong count of wall flags or velocities: an error, never a panic.
         assert!(walls_of::<3>(&[true; 4]).is_err());
+        assert!(super::wall_velocities(*solver.domain(), &[0.1; 5]).is_err());
     }
 
     fn walls_of<const D: usize>(flags: &[bool]) -> Result<[[Wall; 2]; D], CoreError> {

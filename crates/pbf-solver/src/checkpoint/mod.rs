@@ -1,7 +1,7 @@
 //! Checkpoints: the whole state of a [`Solver`](crate::Solver) as bytes, restored so that
 //! the run continues bit for bit as if it had never stopped (feature `serde`).
 //!
-//! # Format (version 7)
+//! # Format (version 8)
 //!
 //! | bytes | content |
 //! |---|---|
@@ -34,7 +34,10 @@
 //! restored run chooses its skins as this build does. Version 7 appended the
 //! domain's periodic axes ([`Domain::with_periodic`](crate::Domain::with_periodic)),
 //! one flag an axis, or an empty sequence when no axis is periodic; an older file
-//! loads with none, as it ran.
+//! loads with none, as it ran. Version 8 appended the velocities of the domain's
+//! faces ([`Domain::with_wall_velocity`](crate::Domain::with_wall_velocity)), or an
+//! empty sequence when every face is at rest; an older file loads with every face
+//! at rest, as it ran.
 //!
 //! The payload holds the parameters, the domain and its response, the colliders, the
 //! emitters (with how far their newest layer has travelled), every per-particle array

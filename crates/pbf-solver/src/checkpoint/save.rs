@@ -167,6 +167,13 @@ fn encode<const D: usize>(solver: &Solver<D>) -> Result<Vec<u8>, CoreError> {
         } else {
             Vec::new()
         },
+        domain_wall_velocities: if domain.has_moving_wall() {
+            (0..D)
+                .flat_map(|a| (0..2).flat_map(move |side| domain.wall_velocity(a, side)))
+                .collect()
+        } else {
+            Vec::new()
+        },
     };
     let payload = postcard::to_allocvec(&state).map_err(|e| CheckpointError::Encode {
         reason: e.to_string(),

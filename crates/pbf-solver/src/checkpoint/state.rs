@@ -138,7 +138,11 @@ pub(super) struct SolverState {
     /// version 7 (one byte 0 for an older file).
     pub(super) colliders_no_slip: Vec<bool>,
     /// [`Domain::periodic`](crate::Domain::periodic): one flag an axis, or none
-    /// (no periodic axis). Added in version 7, last: an older payload with one more
-    /// byte 0 (postcard's empty sequence) decodes as version 7.
+    /// (no periodic axis). Added in version 7.
     pub(super) domain_periodic: Vec<bool>,
+    /// [`Domain::wall_velocity`](crate::Domain::wall_velocity) of every face
+    /// (`[axis][lo, hi][component]` flattened), or empty when every face is at rest.
+    /// Added in version 8, last: an older payload with one more byte 0 (postcard's
+    /// empty sequence) decodes as version 8.
+    pub(super) domain_wall_velocities: Vec<f32>,
 }
