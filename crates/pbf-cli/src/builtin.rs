@@ -225,6 +225,8 @@ fn describe<const D: usize>(solver: &Solver<D>, blocks: &[(Vec<f32>, Vec<f32>)])
             .iter()
             .any(|&p| p)
             .then(|| d.periodic().to_vec()),
+        // Written only when some face moves.
+        wall_velocity: moving_faces(d),
     };
     let colliders = solver
         .colliders()
@@ -465,6 +467,17 @@ pub fn scene_to_toml(file: &SceneFile, title: &str) -> String {
         }),
         "axes without walls: leaving through one face comes back through the other",
     );
+    w.opt(
+        "wall_velocity",
+        file.domain.wall_velocity.as_ref().map(|faces| {
+            let pairs: Vec<String> = faces
+                .iter()
+                .map(|[lo, hi]| format!("[{}, {}]", array(lo), array(hi)))
+                .collect();
+            format!("[{}]", pairs.join(", "))
+        }),
+        "per axis [lo face, hi face]: a no-slip face sliding along itself",
+    );
     for c in &file.colliders {
         w.blank();
         w.header("[[collider]]");
@@ -573,6 +586,18 @@ fn array(v: &[f64]) -> String {
         "[{}]",
         v.iter().map(|x| float(*x)).collect::<Vec<_>>().join(", ")
     )
+}
+
+/// The scene's `wall_velocity` of the domain `d`: `None` when every face is at rest
+/// or periodic.
+fn moving_faces<const D: usize>(d: &pbf_solver::Domain<D>) -> Option<Vec<[Vec<f64>; 2]>> {
+    let faces: Vec<[Vec<f64>; 2]> = (0..D)
+        .map(|axis| [0, 1].map(|side| nums(&d.wall_velocity(axis, side))))
+        .collect();
+    let moving = (0..D)
+        .filter(|&a| !d.periodic()[a])
+        .any(|a| faces[a].iter().flatten().any(|&c| c != 0.0));
+    moving.then_some(faces)
 }
 
 /// The scene's `wall` for the faces `walls`: one name when every face has it.

@@ -763,3 +763,52 @@ fn periodic_is_a_domain_key_and_its_errors_are_positioned() {
     assert!(text.contains("periodic = [true, false, true]"), "{text}");
     assert_eq!(Scene::parse(&text, "g.toml").expect("parses").file, file);
 }
+
+#[test]
+fn wall_velocity_is_a_domain_key_and_its_errors_name_it() {
+    let with = |velocity: &str| {
+        GOOD.replace(
+            "hi = [1.0, 1.0, 1.0]",
+            &format!("hi = [1.0, 1.0, 1.0]\nwall = \"no-slip\"\nwall_velocity = {velocity}"),
+        )
+        .replace("time_step = 0.01", "time_step = 0.01\nviscosity = 1e-3")
+    };
+    let lid = "[[[0, 0, 0], [0, 0, 0]], [[0, 0, 0], [0.1, 0, 0.05]], [[0, 0, 0], [0, 0, 0]]]";
+    let scene = Scene::parse(&with(lid), "lid.toml").expect("parses");
+    let scenes::AnySolver::Three(mut s) = scene.build().expect("builds") else {
+        panic!("3D")
+    };
+    assert_eq!(s.domain().wall_velocity(1, 1), [0.1, 0.0, 0.05]);
+    assert_eq!(s.domain().wall_velocity(1, 0), [0.0; 3]);
+    s.step().expect("steps");
+    // The writer keeps it; a scene whose faces are at rest writes none.
+    let round = pbf_cli::scene_to_toml(&scene.file, "lid");
+    assert!(round.contains("wall_velocity"), "{round}");
+    assert_eq!(
+        Scene::parse(&round, "r.toml").expect("parses").file,
+        scene.file
+    );
+    let glass = pbf_cli::builtin_scene("glass", PARTICLES, 0.0, 1).expect("builtin");
+    assert!(!pbf_cli::scene_to_toml(&glass, "glass").contains("wall_velocity"));
+    // A wrong count of pairs or components, a velocity along the face's normal, a
+    // free-slip face.
+    let e = scene_error(&with("[[[0, 0, 0], [0, 0, 0]]]"));
+    assert_eq!(e.field.as_deref(), Some("domain.wall_velocity"), "{e}");
+    assert!(e.message.contains("expected 3"), "{e}");
+    let e = scene_error(&with(
+        "[[[0, 0, 0], [0, 0, 0]], [[0, 0, 0], [0.1, 0]], [[0, 0, 0], [0, 0, 0]]]",
+    ));
+    assert_eq!(
+        e.field.as_deref(),
+        Some("domain.wall_velocity[1][1]"),
+        "{e}"
+    );
+    let e = scene_error(&with(
+        "[[[0, 0, 0], [0, 0, 0]], [[0, 0, 0], [0, 0.1, 0]], [[0, 0, 0], [0, 0, 0]]]",
+    ));
+    assert_eq!(e.field.as_deref(), Some("domain.wall_velocity"), "{e}");
+    assert!(e.message.contains("normal"), "{e}");
+    let e = scene_error(&with(lid).replace("wall = \"no-slip\"", "wall = \"free-slip\""));
+    assert_eq!(e.field.as_deref(), Some("domain.wall_velocity"), "{e}");
+    assert!(e.message.contains("no-slip"), "{e}");
+}

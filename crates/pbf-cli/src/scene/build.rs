@@ -55,6 +55,7 @@ impl Scene {
                 Some(p) => d.with_periodic(core::array::from_fn(|a| p[a])),
                 None => Ok(d),
             })
+            .and_then(|d| wall_velocities(d, domain_spec.wall_velocity.as_deref()))
             .map_err(|e| self.core_error(e, Context::Domain))?;
         let mut solver =
             Solver::new(params, domain).map_err(|e| self.core_error(e, Context::Solver))?;
@@ -91,4 +92,21 @@ impl Scene {
         }
         Ok(solver)
     }
+}
+
+/// `domain` with the faces' velocities of `[domain] wall_velocity` (`check_shape` held
+/// its lengths to the dimension); the faces given zero stay at rest.
+fn wall_velocities<const D: usize>(
+    mut domain: Domain<D>,
+    faces: Option<&[[Vec<f64>; 2]]>,
+) -> Result<Domain<D>, pbf_solver::CoreError> {
+    for (axis, pair) in faces.unwrap_or_default().iter().enumerate() {
+        for (side, v) in pair.iter().enumerate() {
+            let velocity: [f32; D] = vector(v);
+            if velocity.iter().any(|&c| c != 0.0) {
+                domain = domain.with_wall_velocity(axis, side, velocity)?;
+            }
+        }
+    }
+    Ok(domain)
 }

@@ -64,6 +64,23 @@ impl Scene {
                 ),
             ));
         }
+        if let Some(faces) = &f.domain.wall_velocity {
+            let here = domain.key("wall_velocity");
+            if faces.len() != d {
+                return Err(self.error_at_value(
+                    &here,
+                    format!(
+                        "has {} [lo, hi] pairs, expected {d} (dimension = {d})",
+                        faces.len()
+                    ),
+                ));
+            }
+            for (axis, pair) in faces.iter().enumerate() {
+                for (side, v) in pair.iter().enumerate() {
+                    check(here.index(axis).index(side), v)?;
+                }
+            }
+        }
         for (i, c) in f.colliders.iter().enumerate() {
             let here = root.key("collider").index(i);
             let (vectors, scalars) = c.shape.fields();

@@ -18,6 +18,9 @@ pub struct DomainSpec {
     pub wall: Option<WallSpec>,
     /// Which axes are periodic, one flag an axis (`Domain::with_periodic`).
     pub periodic: Option<Vec<bool>>,
+    /// The velocity of each face, one `[lo face, hi face]` pair of vectors an axis
+    /// (`Domain::with_wall_velocity`): a no-slip face sliding along itself.
+    pub wall_velocity: Option<Vec<[Vec<f64>; 2]>>,
 }
 
 /// `wall = "free-slip" | "no-slip"` for every face of the domain, or one pair

@@ -119,14 +119,7 @@ fn decode<const D: usize>(bytes: &[u8]) -> Result<Solver<D>, CoreError> {
                 4 => 2,
                 _ => 0,
             };
-            upgraded = [
-                payload,
-                &[0u8; 5][..zeros],
-                &skins,
-                &version_7,
-                &version_8,
-            ]
-            .concat();
+            upgraded = [payload, &[0u8; 5][..zeros], &skins, &version_7, &version_8].concat();
             &upgraded[..]
         }
         6 => {
