@@ -24,5 +24,6 @@ pub use stability::{
     StabilityResult, StabilityTiming, UNSTABLE_SPEED_OVER_H, run_stability_cell, stability_grid,
 };
 pub use viscosity::{
-    DECAY_TOLERANCE, POISEUILLE_TOLERANCE, PoiseuilleRun, ShearDecay, poiseuille, shear_decay,
+    COUETTE_TIMES, COUETTE_TOLERANCE, CouetteRun, DECAY_TOLERANCE, POISEUILLE_TOLERANCE,
+    PoiseuilleRun, ShearDecay, couette, poiseuille, shear_decay,
 };

@@ -1,7 +1,8 @@
 //! Physical viscosity: shear waves decaying between free-slip and no-slip walls
-//! against the diffusion equation's `exp(-nu k^2 t)`.
+//! against the diffusion equation's `exp(-nu k^2 t)`, plane Poiseuille flow against
+//! its parabola and Couette flow starting up against its series.
 
-use pbf_solver::flows::{Poiseuille, ShearWave};
+use pbf_solver::flows::{Couette, Poiseuille, ShearWave};
 use pbf_solver::{Backend, CoreError, Wall};
 
 /// The relative deviation of the measured decay rate from `nu k^2` that a run may
@@ -124,4 +125,75 @@ pub fn poiseuille(rows: usize, reynolds: f32) -> Result<PoiseuilleRun, CoreError
         error: flow.profile_error(&s),
         profile,
     })
+}
+
+/// The deviation from the series that a Couette run may have at each time: stated
+/// before the run (L2 over the particles, relative to the plate's speed).
+pub const COUETTE_TOLERANCE: f64 = 0.02;
+
+/// The times a Couette run is compared with the series at, in units of `H^2 / nu`.
+pub const COUETTE_TIMES: [f64; 3] = [0.02, 0.1, 0.5];
+
+/// One Couette flow starting up, compared with the series at [`COUETTE_TIMES`].
+///
+/// ```
+/// use pbf_cli::validate::couette;
+/// let r = couette(8)?;
+/// assert!(r.errors.iter().all(|e| e.is_finite()));
+/// assert_eq!(r.profiles.len(), 3);
+/// # Ok::<(), pbf_solver::CoreError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct CouetteRun {
+    /// Particles across the channel.
+    pub rows: usize,
+    /// The L2 deviation from the series at each time, relative to the plate's speed.
+    pub errors: [f64; 3],
+    /// `(u / U, y / H)` of every particle at each time.
+    pub profiles: Vec<Vec<(f64, f64)>>,
+    /// The series `(u / U, y / H)` at each time, sampled across the channel.
+    pub series: Vec<Vec<(f64, f64)>>,
+}
+
+/// Runs [`Couette::new`] (Reynolds number 1, the plate at 0.02 m/s, steps of
+/// `0.002 H^2 / nu`) from rest to the last of [`COUETTE_TIMES`].
+///
+/// # Errors
+/// A [`CoreError`] from the solver.
+pub fn couette(rows: usize) -> Result<CouetteRun, CoreError> {
+    let flow = Couette::new(rows, 1.0, 0.02);
+    let mut s = flow.solver(Backend::Lanes)?;
+    let (height, speed) = (f64::from(flow.height()), f64::from(flow.speed));
+    let mut run = CouetteRun {
+        rows,
+        errors: [0.0; 3],
+        profiles: Vec::new(),
+        series: Vec::new(),
+    };
+    let mut done = 0;
+    for (k, fraction) in COUETTE_TIMES.into_iter().enumerate() {
+        let steps = (fraction / 0.002).round() as usize;
+        while done < steps {
+            s.step()?;
+            done += 1;
+        }
+        run.errors[k] = flow.profile_error(&s);
+        run.profiles.push(
+            (0..s.len())
+                .map(|i| {
+                    let (y, u) = (s.positions()[1][i], s.velocities()[0][i]);
+                    (f64::from(u) / speed, f64::from(y) / height)
+                })
+                .collect(),
+        );
+        run.series.push(
+            (0..=50)
+                .map(|i| {
+                    let y = f64::from(i) / 50.0;
+                    (flow.velocity((y * height) as f32, s.time()) / speed, y)
+                })
+                .collect(),
+        );
+    }
+    Ok(run)
 }

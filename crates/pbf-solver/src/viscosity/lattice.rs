@@ -158,6 +158,39 @@ mod tests {
         check::<3>();
     }
 
+    /// The calibrated Laplacian of a shear flow `v = (y^2, 0)` stays within 4% of 2
+    /// when the lattice's rows slide past each other (row `k` offset by `k delta`
+    /// along x): the component-wise term's error is the kernel's second moment,
+    /// which the offsets barely change.
+    #[test]
+    fn sliding_rows_barely_change_the_laplacian_of_a_shear_flow() {
+        let s = 0.01f32;
+        let kernel = Kernel::<2>::new(2.0 * s).unwrap();
+        let volume = s * s;
+        let c = laplacian_calibration(&kernel, s, volume);
+        for delta in [0.0, 0.125, 0.25, 0.5] {
+            let mut sum = 0.0f64;
+            for row in -3i32..=3 {
+                let shift = (row as f32 * delta).rem_euclid(1.0);
+                for column in -4i32..=4 {
+                    let xj = [(column as f32 + shift) * s, row as f32 * s];
+                    let r2 = norm2(xj);
+                    if r2 == 0.0 {
+                        continue;
+                    }
+                    let dv = [-(xj[1] * xj[1]), 0.0];
+                    let factor = kernel.spiky_gradient_factor(r2);
+                    sum += f64::from(kernel.viscosity_term(1.0, volume, dv, r2, factor)[0]);
+                }
+            }
+            let laplacian = c * sum;
+            assert!(
+                (laplacian / 2.0 - 1.0).abs() <= 0.04,
+                "offset {delta} s: {laplacian}"
+            );
+        }
+    }
+
     /// The wall's share is positive near the wall, falls with the distance and
     /// vanishes where no mirrored layer is within h (from `h - s/2` on).
     #[test]

@@ -19,7 +19,7 @@ use super::conservation::{EnergyTrace, MomentumTrace, ScaleInvariance};
 use super::dam_break::{Deviation, FrontCurve};
 use super::incompressibility::ColumnResult;
 use super::stability::StabilityResult;
-use super::viscosity::{PoiseuilleRun, ShearDecay};
+use super::viscosity::{CouetteRun, PoiseuilleRun, ShearDecay};
 use crate::error::CliError;
 use crate::render::save_png;
 
@@ -106,6 +106,8 @@ pub struct ValidationReport {
     pub shear: Vec<ShearDecay>,
     /// The Poiseuille flows.
     pub poiseuille: Vec<PoiseuilleRun>,
+    /// The Couette start-ups.
+    pub couette: Vec<CouetteRun>,
     /// The document written.
     pub document: PathBuf,
     /// Wall-clock time of the whole run.
