@@ -141,6 +141,11 @@ fn blocks(name: &str, particles: usize, scene: &AnySolver) -> Vec<(Vec<f32>, Vec
             let height = 2.0 * half_extents[1];
             vec![(vec![c - 0.5 * b, height - b], vec![c + 0.5 * b, height + b])]
         }
+        ("poiseuille-2d" | "couette-2d", AnySolver::Two(solver)) => {
+            // The channel is full: one block over the whole domain.
+            let (lo, hi) = (solver.domain().lo(), solver.domain().hi());
+            vec![(lo.to_vec(), hi.to_vec())]
+        }
         _ => Vec::new(),
     }
 }

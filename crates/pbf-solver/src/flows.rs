@@ -205,6 +205,16 @@ impl Poiseuille {
     /// # Errors
     /// Those of [`Params`] and [`Solver::new`].
     pub fn solver(&self, backend: Backend) -> Result<Solver<2>, CoreError> {
+        self.channel(backend, 16)
+    }
+
+    /// The channel `columns` spacings long (periodic along x) filled at the rest
+    /// spacing, at rest.
+    ///
+    /// # Errors
+    /// Those of [`Params`] and [`Solver::new`]; a channel shorter than three kernel
+    /// radii (`domain.periodic`).
+    pub fn channel(&self, backend: Backend, columns: usize) -> Result<Solver<2>, CoreError> {
         let s = Self::SPACING;
         let params = Params::<2>::builder(s)
             .time_step(self.time_step)
@@ -215,18 +225,12 @@ impl Poiseuille {
             .coarse_correction(false)
             .backend(backend)
             .build()?;
-        let columns = 16;
-        let domain = Domain::new([0.0; 2], [columns as f32 * s, self.height()])?
+        let hi = [columns as f32 * s, self.height()];
+        let domain = Domain::new([0.0; 2], hi)?
             .with_walls([[Wall::FreeSlip; 2], [Wall::NoSlip; 2]])
             .with_periodic([true, false])?;
         let mut solver = Solver::new(params, domain)?;
-        let mut points = Vec::new();
-        for i in 0..columns {
-            for j in 0..self.rows {
-                points.push([(i as f32 + 0.5) * s, (j as f32 + 0.5) * s]);
-            }
-        }
-        solver.add_particles(&points, None)?;
+        solver.add_block([0.0; 2], hi, [0.0; 2])?;
         Ok(solver)
     }
 
@@ -341,6 +345,16 @@ impl Couette {
     /// # Errors
     /// Those of [`Params`] and [`Solver::new`].
     pub fn solver(&self, backend: Backend) -> Result<Solver<2>, CoreError> {
+        self.channel(backend, 16)
+    }
+
+    /// The channel `columns` spacings long (periodic along x) filled at the rest
+    /// spacing, at rest, its top plate sliding.
+    ///
+    /// # Errors
+    /// Those of [`Params`] and [`Solver::new`]; a channel shorter than three kernel
+    /// radii (`domain.periodic`).
+    pub fn channel(&self, backend: Backend, columns: usize) -> Result<Solver<2>, CoreError> {
         let s = Self::SPACING;
         let params = Params::<2>::builder(s)
             .time_step(self.time_step)
@@ -351,19 +365,13 @@ impl Couette {
             .coarse_correction(false)
             .backend(backend)
             .build()?;
-        let columns = 16;
-        let domain = Domain::new([0.0; 2], [columns as f32 * s, self.height()])?
+        let hi = [columns as f32 * s, self.height()];
+        let domain = Domain::new([0.0; 2], hi)?
             .with_walls([[Wall::FreeSlip; 2], [Wall::NoSlip; 2]])
             .with_periodic([true, false])?
             .with_wall_velocity(1, 1, [self.speed, 0.0])?;
         let mut solver = Solver::new(params, domain)?;
-        let mut points = Vec::new();
-        for i in 0..columns {
-            for j in 0..self.rows {
-                points.push([(i as f32 + 0.5) * s, (j as f32 + 0.5) * s]);
-            }
-        }
-        solver.add_particles(&points, None)?;
+        solver.add_block([0.0; 2], hi, [0.0; 2])?;
         Ok(solver)
     }
 

@@ -166,6 +166,16 @@ pub const SCENES: &[SceneInfo] = &[
         dimension: 2,
         description: "a block of water dropped into a 2D cup",
     },
+    SceneInfo {
+        name: "poiseuille-2d",
+        dimension: 2,
+        description: "a viscous channel, periodic along x, driven by a body force between no-slip plates",
+    },
+    SceneInfo {
+        name: "couette-2d",
+        dimension: 2,
+        description: "a viscous channel, periodic along x, dragged by its sliding top plate",
+    },
 ];
 
 /// Builds the scene called `name` with about `particles` particles.
@@ -193,6 +203,8 @@ pub fn build(name: &str, particles: usize) -> Result<AnySolver, CoreError> {
         "block-at-rest-2d" => AnySolver::Two(block_at_rest::<2>(particles)?),
         "glass" => AnySolver::Three(glass_3d(particles)?),
         "glass-2d" => AnySolver::Two(glass_2d(particles)?),
+        "poiseuille-2d" => AnySolver::Two(poiseuille_2d(particles)?),
+        "couette-2d" => AnySolver::Two(couette_2d(particles)?),
         _ => {
             return Err(CoreError::InvalidParameter {
                 field: "scene",
@@ -395,4 +407,51 @@ pub fn glass_2d(particles: usize) -> Result<Solver<2>, CoreError> {
         [0.0; 2],
     )?;
     Ok(s)
+}
+
+/// The time step of the viscous channels: the solve is implicit, so the step follows
+/// the flow, not the viscosity.
+const CHANNEL_TIME_STEP: f32 = 1.0 / 60.0;
+
+/// The rows across a channel four times as long as it is high of about `particles`
+/// particles (at least 8, so that the channel is three kernel radii long).
+fn channel_rows(particles: usize) -> usize {
+    side(particles / 4, 2).max(8)
+}
+
+/// Plane Poiseuille flow ([`flows::Poiseuille`](crate::flows::Poiseuille)) at
+/// Reynolds number 1, peak 0.02 m/s: `4 n^2 ~ particles` at rest in a channel
+/// `4 H` long between no-slip plates, driven by a body force along x. It settles
+/// to the parabola in about `0.6 H^2 / nu`.
+///
+/// ```
+/// let s = pbf_solver::scenes::poiseuille_2d(1600)?;
+/// assert_eq!(s.len(), 1600);
+/// assert_eq!(s.domain().periodic(), [true, false]);
+/// # Ok::<(), pbf_solver::CoreError>(())
+/// ```
+pub fn poiseuille_2d(particles: usize) -> Result<Solver<2>, CoreError> {
+    let rows = channel_rows(particles);
+    crate::flows::Poiseuille::new(rows, 1.0, 0.02, CHANNEL_TIME_STEP)
+        .channel(crate::Backend::Lanes, 4 * rows)
+}
+
+/// Couette flow starting up ([`flows::Couette`](crate::flows::Couette)) at Reynolds
+/// number 1: `4 n^2 ~ particles` at rest in a channel `4 H` long whose top plate
+/// slides at 0.02 m/s. The velocity diffuses down to the line `U y / H` over about
+/// `0.5 H^2 / nu`.
+///
+/// ```
+/// let s = pbf_solver::scenes::couette_2d(1600)?;
+/// assert_eq!(s.len(), 1600);
+/// assert_eq!(s.domain().wall_velocity(1, 1), [0.02, 0.0]);
+/// # Ok::<(), pbf_solver::CoreError>(())
+/// ```
+pub fn couette_2d(particles: usize) -> Result<Solver<2>, CoreError> {
+    let rows = channel_rows(particles);
+    let flow = crate::flows::Couette {
+        time_step: CHANNEL_TIME_STEP,
+        ..crate::flows::Couette::new(rows, 1.0, 0.02)
+    };
+    flow.channel(crate::Backend::Lanes, 4 * rows)
 }
