@@ -2,6 +2,7 @@
 //! height `2a` released against a wall; the surge front's distance from that wall,
 //! `Z = z / a`, against `T = t sqrt(2 g / a)`, beside the published points.
 
+use pbf_solver::scenes::scene_time_step;
 use pbf_solver::{CoreError, Domain, Iterations, Params, Solver};
 
 use super::stability::SPACING;
@@ -74,11 +75,20 @@ pub struct DamBreakSpec {
     pub end: f64,
     /// Every length (spacing, domain, column) and gravity multiplied by this.
     pub scale: f32,
+    /// Whether the column first settles at rest behind a gate at `x = a` (a wall of
+    /// a tank `a` long), which then opens at once: the released column is the
+    /// relaxed one, not the lattice.
+    pub relax: bool,
+    /// The front: `None`, the farthest particle plus half a spacing; `Some(d)`, the
+    /// far edge of the farthest column (one spacing wide) whose fluid is at least `d`
+    /// spacings deep ([`front_by_depth`]).
+    pub front_depth: Option<f32>,
 }
 
 impl DamBreakSpec {
-    /// The suite's settings: 1/240 s, 6 iterations, to `T = 9.5` (past the last
-    /// published point), depth `a / 2` in 3D, scale 1.
+    /// The plain settings: 1/240 s, 6 iterations, to `T = 9.5` (past the last
+    /// published point), depth `a / 2` in 3D, scale 1, the lattice released at once,
+    /// the front the farthest particle.
     pub fn new(dimension: usize, width: usize) -> Self {
         Self {
             dimension,
@@ -88,9 +98,47 @@ impl DamBreakSpec {
             iterations: Iterations::Fixed(6),
             end: 9.5,
             scale: 1.0,
+            relax: false,
+            front_depth: None,
+        }
+    }
+
+    /// The refinement study's settings: iterations adaptive to an average density
+    /// error of at most [`REFINEMENT_DENSITY_ERROR`] percent (2 to 100), the time step
+    /// of the built-in scenes for a fall from `2a` (Courant number 0.5, at most
+    /// 1/240 s), the column relaxed behind a gate, and the front where the fluid is
+    /// [`FRONT_DEPTH`] spacings deep.
+    ///
+    /// ```
+    /// let spec = pbf_cli::validate::DamBreakSpec::refinement(2, 100);
+    /// assert!(spec.relax && spec.time_step < 1.0 / 240.0);
+    /// ```
+    pub fn refinement(dimension: usize, width: usize) -> Self {
+        let height = 2.0 * width as f32 * SPACING;
+        Self {
+            time_step: scene_time_step(height, 2.0 * SPACING, 9.81),
+            iterations: Iterations::Adaptive {
+                max_density_error_percent: REFINEMENT_DENSITY_ERROR,
+                min: 2,
+                max: 100,
+            },
+            relax: true,
+            front_depth: Some(FRONT_DEPTH),
+            ..Self::new(dimension, width)
         }
     }
 }
+
+/// The average density error (percent) the refinement study's adaptive iterations
+/// hold every step to.
+pub const REFINEMENT_DENSITY_ERROR: f32 = 0.5;
+
+/// The depth, in particle spacings, from which the refinement study counts fluid as
+/// the surge: a layer thinner than the kernel radius (2 spacings) is not resolved
+/// fluid (its particles lack the neighbours of their density), and the leading film
+/// of single particles that outruns the surge is not what the experiment's front
+/// was read from.
+pub const FRONT_DEPTH: f32 = 2.0;
 
 /// The front curve of a run.
 ///
@@ -157,13 +205,27 @@ fn front<const D: usize>(spec: &DamBreakSpec) -> Result<FrontCurve, CoreError> {
         hi[2] = spec.depth as f32 * s;
         column[2] = hi[2];
     }
-    let mut solver = Solver::new(params, Domain::new([0.0; D], hi)?)?;
-    solver.add_block([0.0; D], column, [0.0; D])?;
+    let time_scale = (2.0 * f64::from(g) / f64::from(a)).sqrt();
+    let mut solver = Solver::new(params.clone(), Domain::new([0.0; D], hi)?)?;
+    if spec.relax {
+        let mut gate = hi;
+        gate[0] = a;
+        let mut behind = Solver::new(params, Domain::new([0.0; D], gate)?)?;
+        behind.add_block([0.0; D], column, [0.0; D])?;
+        settle(&mut behind, time_scale)?;
+        let mut points = Vec::new();
+        behind.positions_interleaved(&mut points);
+        solver.add_particles(&points, None)?;
+    } else {
+        solver.add_block([0.0; D], column, [0.0; D])?;
+    }
     let (a64, s64) = (f64::from(a), f64::from(s));
-    let time_scale = (2.0 * f64::from(g) / a64).sqrt();
-    let front = |solver: &Solver<D>| {
-        let x = solver.positions()[0];
-        (f64::from(x.iter().fold(f32::MIN, |m, v| m.max(*v))) + 0.5 * s64) / a64
+    let front = |solver: &Solver<D>| match spec.front_depth {
+        None => {
+            let x = solver.positions()[0];
+            (f64::from(x.iter().fold(f32::MIN, |m, v| m.max(*v))) + 0.5 * s64) / a64
+        }
+        Some(depth) => front_by_depth(solver, depth) / a64,
     };
     let mut points = vec![(0.0, front(&solver))];
     let steps = (spec.end / (f64::from(spec.time_step) * time_scale)).ceil() as u64;
@@ -176,6 +238,66 @@ fn front<const D: usize>(spec: &DamBreakSpec) -> Result<FrontCurve, CoreError> {
         particles: solver.len(),
         points,
     })
+}
+
+/// Steps the column behind its gate until it is at rest: until the largest speed is
+/// below 1% of `sqrt(g a)`, or for at most `T = 20` (`time_scale` is
+/// `sqrt(2 g / a)`).
+fn settle<const D: usize>(solver: &mut Solver<D>, time_scale: f64) -> Result<(), CoreError> {
+    let g = f64::from(
+        solver
+            .params()
+            .gravity()
+            .iter()
+            .map(|c| c * c)
+            .sum::<f32>()
+            .sqrt(),
+    );
+    // a = 2 g / time_scale^2.
+    let a = 2.0 * g / (time_scale * time_scale);
+    let rest = 0.01 * (g * a).sqrt();
+    while solver.time() * time_scale < 20.0 {
+        let d = solver.step()?;
+        if f64::from(d.max_speed) < rest && solver.time() * time_scale > 2.0 {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// The far edge of the farthest column of fluid, one spacing wide along x, whose fluid
+/// is at least `depth` spacings deep: in 2D the column's particles times the spacing,
+/// in 3D its particles over the particles across the tank's depth.
+///
+/// ```
+/// use pbf_solver::{Domain, Params, Solver};
+/// use pbf_cli::validate::front_by_depth;
+/// let params = Params::<2>::builder(0.01).build()?;
+/// let mut s = Solver::new(params, Domain::new([0.0; 2], [1.0; 2])?)?;
+/// s.add_block([0.0; 2], [0.2, 0.1], [0.0; 2])?; // 10 deep up to x = 0.2
+/// s.add_particles(&[[0.5, 0.005]], None)?; // a lone particle far ahead
+/// assert!((front_by_depth(&s, 2.0) - 0.2).abs() < 1e-6);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn front_by_depth<const D: usize>(solver: &Solver<D>, depth: f32) -> f64 {
+    let s = f64::from(solver.params().spacing());
+    let (lo, hi) = (solver.domain().lo(), solver.domain().hi());
+    let across = if D == 3 {
+        ((f64::from(hi[2]) - f64::from(lo[2])) / s).round().max(1.0)
+    } else {
+        1.0
+    };
+    let columns = ((f64::from(hi[0]) - f64::from(lo[0])) / s).ceil() as usize + 1;
+    let mut counts = vec![0u32; columns];
+    for &x in solver.positions()[0] {
+        let k = ((f64::from(x) - f64::from(lo[0])) / s).floor().max(0.0) as usize;
+        counts[k.min(columns - 1)] += 1;
+    }
+    let needed = f64::from(depth) * across;
+    counts
+        .iter()
+        .rposition(|&c| f64::from(c) >= needed)
+        .map_or(f64::from(lo[0]), |k| f64::from(lo[0]) + (k + 1) as f64 * s)
 }
 
 /// Mean and largest `|Z - Z_published|` over published points, our `Z` interpolated
@@ -216,6 +338,28 @@ pub fn deviation(curve: &FrontCurve, reference: &[ReferencePoint]) -> Deviation 
         points: diffs.len(),
     }
 }
+
+/// The front's mean speed `dZ/dT` between `T = 6` and `T = 9`, once the surge runs
+/// at its own pace (`None` when the curve ends before `T = 9`). Ritter's
+/// shallow-water solution for a dam break onto a dry, frictionless bed runs at
+/// `2 sqrt(g h0)`: `dZ/dT = 2` for a column `2a` high.
+///
+/// ```
+/// use pbf_cli::validate::{DamBreakSpec, FrontCurve, late_front_speed};
+/// let curve = FrontCurve { spec: DamBreakSpec::new(2, 8), particles: 0, points: vec![(0.0, 1.0), (10.0, 21.0)] };
+/// assert!((late_front_speed(&curve).unwrap() - 2.0).abs() < 1e-12);
+/// ```
+pub fn late_front_speed(curve: &FrontCurve) -> Option<f64> {
+    let (early, late) = (
+        interpolate(&curve.points, 6.0)?,
+        interpolate(&curve.points, 9.0)?,
+    );
+    Some((late - early) / 3.0)
+}
+
+/// The front speed of shallow-water theory over a dry frictionless bed (Ritter), in
+/// `dZ/dT`: see [`late_front_speed`].
+pub const RITTER_FRONT_SPEED: f64 = 2.0;
 
 /// `y(x)` by linear interpolation over points sorted by `x`; `None` outside them.
 pub(crate) fn interpolate(points: &[(f64, f64)], x: f64) -> Option<f64> {

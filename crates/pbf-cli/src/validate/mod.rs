@@ -14,7 +14,8 @@ pub use conservation::{
     scale_invariance,
 };
 pub use dam_break::{
-    DamBreakSpec, Deviation, FrontCurve, MARTIN_MOYCE_CSV, ReferencePoint, deviation, martin_moyce,
+    DamBreakSpec, Deviation, FRONT_DEPTH, FrontCurve, MARTIN_MOYCE_CSV, REFINEMENT_DENSITY_ERROR,
+    RITTER_FRONT_SPEED, ReferencePoint, deviation, front_by_depth, late_front_speed, martin_moyce,
     run_dam_break,
 };
 pub use incompressibility::{ColumnResult, ColumnSpec, run_column};
