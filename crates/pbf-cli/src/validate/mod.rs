@@ -3,6 +3,7 @@
 mod conservation;
 mod dam_break;
 mod font;
+mod hydrostatic;
 mod incompressibility;
 mod plot;
 mod report;
@@ -16,6 +17,9 @@ pub use conservation::{
 pub use dam_break::{
     DamBreakSpec, Deviation, FrontCurve, MARTIN_MOYCE_CSV, ReferencePoint, deviation, martin_moyce,
     run_dam_break,
+};
+pub use hydrostatic::{
+    HYDROSTATIC_TOLERANCE, HydrostaticRun, HydrostaticSpec, SETTLED_ENERGY, hydrostatic_column,
 };
 pub use incompressibility::{ColumnResult, ColumnSpec, run_column};
 pub use report::{Part, ValidateOptions, ValidationReport, validate};

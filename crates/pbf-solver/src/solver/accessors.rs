@@ -156,9 +156,10 @@ impl<const D: usize> Solver<D> {
     /// So in a fluid at rest under gravity `g` the pressure balances the weight:
     /// `grad p = rho0 g`, and `p` grows with depth `d` as `rho0 |g| d`. Only its
     /// differences are the impulse's, though: the coarse correction's `phi` is 0 at the
-    /// centres of the grid's first air cells, which lie up to one and a half cells
-    /// (`3 h`) above the free surface, so with the correction the pressure at the
-    /// surface reads the weight of that much fluid instead of 0.
+    /// centres of the grid's first air cells (a cell is fluid when its particles fill a
+    /// tenth of it), which lie 0.55 to 1.55 cells (1.1 h to 3.1 h) above the free
+    /// surface, so with the correction the pressure at the surface reads the weight of
+    /// that much fluid instead of 0.
     ///
     /// ```
     /// use pbf_solver::{Domain, Params, Solver};
