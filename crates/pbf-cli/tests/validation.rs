@@ -1,12 +1,13 @@
 //! The validation suite's key claims at small sizes (docs/VALIDATION.md has the full
 //! figures): the Martin & Moyce deviation, energy, momentum, scale invariance, stable
-//! glass cells, and the `pbf validate` command itself.
+//! glass cells, the hydrostatic pressure, and the `pbf validate` command itself.
 
 use crate::common;
 
 use pbf_cli::validate::{
-    DamBreakSpec, ENERGY_TOLERANCE, GLASS_HEIGHT, RITTER_FRONT_SPEED, StabilityCell,
-    StabilityTiming, deviation, energy_in_a_closed_box, late_front_speed, martin_moyce,
+    DamBreakSpec, ENERGY_TOLERANCE, GLASS_HEIGHT, HYDROSTATIC_TOLERANCE, HydrostaticSpec,
+    RITTER_FRONT_SPEED, SETTLED_ENERGY, StabilityCell, StabilityTiming, deviation,
+    energy_in_a_closed_box, hydrostatic_column, late_front_speed, martin_moyce,
     momentum_without_walls, run_dam_break, run_stability_cell, scale_invariance,
 };
 
@@ -280,4 +281,38 @@ fn pbf_validate_writes_the_shear_wave_section() {
         let bytes = std::fs::read(dir.path().join("validation").join(png)).unwrap();
         assert!(bytes.starts_with(b"\x89PNG"), "{png}");
     }
+}
+
+#[test]
+fn a_settled_columns_pressure_rises_with_depth_by_its_weight() {
+    // The criterion of `pbf validate`'s hydrostatic part, on a smaller 2D column:
+    // settled, and the pressure the constraint applies rising within 2% of rho0 g
+    // with depth between the surface's and the floor's layers.
+    let spec = HydrostaticSpec {
+        dimension: 2,
+        width: 16,
+        depth: 24,
+        spacing: 0.01,
+        settle: 2.0,
+        measure: 0.25,
+    };
+    let r = hydrostatic_column(&spec).unwrap();
+    assert!(
+        r.kinetic_energy < SETTLED_ENERGY,
+        "not settled: kinetic energy {} M g H",
+        r.kinetic_energy
+    );
+    assert!(
+        (r.slope_ratio - 1.0).abs() <= HYDROSTATIC_TOLERANCE,
+        "the pressure rises {} times rho0 g with depth",
+        r.slope_ratio
+    );
+    assert!(r.passes());
+    // The layers' pressures rise with depth all the way down.
+    let rising = r.by_depth.windows(2).filter(|w| w[1].1 > w[0].1).count();
+    assert!(
+        rising + 2 >= r.by_depth.len() - 1,
+        "pressures by depth {:?}",
+        r.by_depth
+    );
 }

@@ -181,8 +181,15 @@ impl<const D: usize> CoarseGrid<D> {
     }
 
     /// Moves `positions` by the coarse correction of the compression their weights on
-    /// the grid show.
-    pub(crate) fn correct(&mut self, scene: &Scene<'_, D>, positions: [&mut [f32]; D]) {
+    /// the grid show. With `potential`, each particle's `phi` at its position before
+    /// the move is written there ([`Self::potential_at`]; 0 where the step goes
+    /// without the correction): the particle moves by `grad phi`.
+    pub(crate) fn correct(
+        &mut self,
+        scene: &Scene<'_, D>,
+        positions: [&mut [f32]; D],
+        potential: Option<&mut [f32]>,
+    ) {
         let n = positions[0].len();
         if n == 0 {
             return;
@@ -223,6 +230,9 @@ impl<const D: usize> CoarseGrid<D> {
         // (`iterations` is 0).
         if count(&spans) > budget {
             self.iterations = 0;
+            if let Some(potential) = potential {
+                potential.fill(0.0);
+            }
             return;
         }
         let mut dims = [0; D];
@@ -368,6 +378,15 @@ impl<const D: usize> CoarseGrid<D> {
         // 5. A body of fluid that no wall touches must keep its centre of mass: its
         // particles' mean displacement is taken out (see `free_bodies`).
         self.free_bodies(scene, &positions);
+        if let Some(potential) = potential {
+            let grid = &*self;
+            let xs: [&[f32]; D] = core::array::from_fn(|a| &*positions[a]);
+            for_each_chunk([potential], &|start, [out]| {
+                for (k, phi) in out.iter_mut().enumerate() {
+                    *phi = grid.potential_at(core::array::from_fn(|a| xs[a][start + k]));
+                }
+            });
+        }
         // 6. Move the particles, kept out of the solids and inside the domain.
         let grid = &*self;
         let (colliders, domain, margin) = (scene.colliders, scene.domain, scene.margin);
@@ -423,6 +442,27 @@ impl<const D: usize> CoarseGrid<D> {
             }
         }
         u
+    }
+
+    /// `phi` interpolated at `p` with the weights of [`Self::displacement`], over the
+    /// cells that are not solid alone (renormalised): `phi` carries into a solid
+    /// unchanged (no flux), where the solve holds 0. Air cells hold 0, the free
+    /// surface's value.
+    fn potential_at(&self, p: [f32; D]) -> f32 {
+        let (base, t) = self.stencil(p);
+        let (mut sum, mut weights) = (0.0f64, 0.0f64);
+        for corner in 0..1 << D {
+            let (c, w) = self.corner(base, t, corner);
+            if self.kind[c] != SOLID {
+                sum += f64::from(w) * self.phi[c];
+                weights += f64::from(w);
+            }
+        }
+        if weights > 0.0 {
+            (sum / weights) as f32
+        } else {
+            0.0
+        }
     }
 
     /// The free body (index into `shift`) that the particle at `p` belongs to: that
@@ -710,7 +750,7 @@ mod tests {
         };
         let mut grid = CoarseGrid::default();
         let [x, y] = &mut after;
-        grid.correct(&scene, [x.as_mut_slice(), y.as_mut_slice()]);
+        grid.correct(&scene, [x.as_mut_slice(), y.as_mut_slice()], None);
         assert!(grid.iterations > 0 || c == 0.0);
         (before, after, s)
     }
@@ -723,6 +763,46 @@ mod tests {
                 assert!((p - q).abs() < 1e-3 * s, "moved {} spacings", (p - q) / s);
             }
         }
+    }
+
+    /// The potential written with the correction is the one the particles move down
+    /// the gradient of: 0 or below, deepest at the floor, and its difference between
+    /// two depths in the column's interior is the displacement integrated between
+    /// them (to the interpolation's accuracy).
+    #[test]
+    fn the_potential_is_what_the_particles_move_by_the_gradient_of() {
+        let (before, domain, s) = column(0.2, 40, 48);
+        let mut after = before.clone();
+        let mut phi = vec![f32::NAN; before[0].len()];
+        let scene = Scene {
+            h: 2.0 * s,
+            spacing: s,
+            margin: 0.5 * s,
+            domain: &domain,
+            colliders: &[],
+        };
+        let mut grid = CoarseGrid::default();
+        let [x, y] = &mut after;
+        grid.correct(&scene, [x.as_mut_slice(), y.as_mut_slice()], Some(&mut phi));
+        assert!(phi.iter().all(|p| *p <= 0.0), "phi above 0");
+        // The middle column of particles, by height.
+        let middle: Vec<(f32, f32, f32)> = (0..before[0].len())
+            .filter(|&i| (before[0][i] - 20.5 * s).abs() < 0.1 * s)
+            .map(|i| (before[1][i], phi[i], after[1][i] - before[1][i]))
+            .collect();
+        assert_eq!(middle.len(), 48);
+        let deepest = middle.iter().fold(0.0f32, |m, p| m.min(p.1));
+        assert_eq!(deepest, middle[0].1, "phi is lowest at the floor");
+        // d phi / dy against the displacement, between rows 8 and 24 (clear of the floor
+        // and the surface): the trapezoid rule over the rows between.
+        let integral: f32 = (8..24)
+            .map(|j| 0.5 * (middle[j].2 + middle[j + 1].2) * (middle[j + 1].0 - middle[j].0))
+            .sum();
+        let difference = middle[24].1 - middle[8].1;
+        assert!(
+            (difference - integral).abs() < 0.05 * integral.abs(),
+            "phi rises {difference} where the displacement integrates to {integral}"
+        );
     }
 
     #[test]

@@ -147,6 +147,14 @@ fn a_step_allocates_nothing_after_warm_up() {
                 found.is_empty(),
                 "3D, {threads} threads: (step, allocations) {found:?}"
             );
+            // The 2D dam break again, its pressures kept.
+            let mut kept = dam_break_2d();
+            kept.keep_pressures(true);
+            let found = allocations_per_step(&mut kept, 5, 60);
+            assert!(
+                found.is_empty(),
+                "2D with pressures, {threads} threads: (step, allocations) {found:?}"
+            );
             // A flow from rest, whose particles first change cell after the warm-up:
             // the viscosity's solve with no-slip plates, in a channel periodic along x.
             let flow = pbf_solver::flows::Poiseuille::new(16, 1.0, 0.02, 1.0 / 30.0);

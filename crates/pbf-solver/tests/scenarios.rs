@@ -15,6 +15,7 @@ mod free_fall;
 mod fuzz_corpus;
 mod lists;
 mod periodic;
+mod pressure;
 mod properties;
 mod readme;
 mod relaxation;

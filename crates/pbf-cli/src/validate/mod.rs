@@ -3,6 +3,7 @@
 mod conservation;
 mod dam_break;
 mod font;
+mod hydrostatic;
 mod incompressibility;
 mod plot;
 mod report;
@@ -17,6 +18,9 @@ pub use dam_break::{
     DamBreakSpec, Deviation, FRONT_DEPTH, FrontCurve, MARTIN_MOYCE_CSV, REFINEMENT_DENSITY_ERROR,
     RITTER_FRONT_SPEED, ReferencePoint, deviation, front_by_depth, late_front_speed, martin_moyce,
     run_dam_break,
+};
+pub use hydrostatic::{
+    HYDROSTATIC_TOLERANCE, HydrostaticRun, HydrostaticSpec, SETTLED_ENERGY, hydrostatic_column,
 };
 pub use incompressibility::{ColumnResult, ColumnSpec, run_column};
 pub use report::{Part, ValidateOptions, ValidationReport, validate};

@@ -7,7 +7,7 @@ use super::{Solver, muts, refs};
 use crate::boundary::Boundary;
 use crate::constraint::{Chebyshev, ChebyshevStep, Constraint};
 use crate::lists::{Neighbourhood, pack, repack_extra};
-use crate::parallel::deterministic_sum;
+use crate::parallel::{deterministic_sum, for_each_chunk};
 use crate::{Acceleration, CoreError, Iterations};
 use pbf_kernels::Lane;
 
@@ -29,6 +29,10 @@ impl<const D: usize> Solver<D> {
     /// criterion is then checked before the first pass.
     pub(super) fn coarse_correction(&mut self) -> bool {
         if !self.params.coarse_correction() || self.is_empty() {
+            // The pressures of the step start from 0.
+            if self.keep_pressures {
+                self.pressure.fill(0.0);
+            }
             return false;
         }
         let scene = crate::coarse::Scene {
@@ -38,7 +42,10 @@ impl<const D: usize> Solver<D> {
             domain: &self.domain,
             colliders: &self.colliders,
         };
-        self.coarse.correct(&scene, muts(&mut self.predicted));
+        // The pressures of the step start from the correction's potential.
+        let potential = self.keep_pressures.then_some(self.pressure.as_mut_slice());
+        self.coarse
+            .correct(&scene, muts(&mut self.predicted), potential);
         true
     }
 
@@ -92,8 +99,16 @@ impl<const D: usize> Solver<D> {
                 weight = chebyshev.weight(solve.iterations, weight);
                 (weight as f32, chebyshev.gamma() as f32)
             });
+            if self.keep_pressures {
+                // The lambdas the delta pass applies, with their share of the step.
+                let share = chebyshev.map_or(1.0, |c| c.share(solve.iterations, max_iterations));
+                self.add_to_pressures(share as f32);
+            }
             self.delta_pass::<L>(solve.iterations, weights);
             solve.iterations += 1;
+        }
+        if self.keep_pressures {
+            self.finish_pressures();
         }
         for a in self.previous.iter_mut() {
             a.clear();
@@ -128,6 +143,29 @@ impl<const D: usize> Solver<D> {
             &mut self.lambda,
             &mut self.wall_gradient,
         );
+    }
+
+    /// Adds `share` times every particle's lambda to its pressure sum (see
+    /// [`Self::pressures`]).
+    fn add_to_pressures(&mut self, share: f32) {
+        let lambda = &self.lambda;
+        for_each_chunk([self.pressure.as_mut_slice()], &|start, [sum]| {
+            for (k, p) in sum.iter_mut().enumerate() {
+                *p += share * lambda[start + k];
+            }
+        });
+    }
+
+    /// Turns the pressure sums of the step, `phi_i + sum_k c_k lambda_i^k` (length
+    /// squared), into pascals: times `-rho0 / dt^2` (see [`Self::pressures`]).
+    fn finish_pressures(&mut self) {
+        let dt = self.params.time_step();
+        let scale = -self.params.rest_density() / (dt * dt);
+        for_each_chunk([self.pressure.as_mut_slice()], &|_, [sum]| {
+            for p in sum.iter_mut() {
+                *p *= scale;
+            }
+        });
     }
 
     /// The average density error (compression only, a fraction of the rest density)

@@ -152,6 +152,13 @@ pub struct Solver<const D: usize> {
     /// constraint iterations.
     previous: [Vec<f32>; D],
     lambda: Vec<f32>,
+    /// Every particle's pressure of the last step when [`Self::keep_pressures`] asks
+    /// for it (empty otherwise): during the constraint phases, the potential of the
+    /// coarse correction plus each applied lambda times its share of the step's
+    /// displacement; at their end, the pressure in pascals ([`Self::pressures`]).
+    pressure: Vec<f32>,
+    /// Whether the steps keep [`Self::pressures`].
+    keep_pressures: bool,
     count: Vec<f32>,
     /// The walls' share of every particle's constraint gradient and the marks of the
     /// groups near walls, from the lambda pass for the delta pass.
@@ -295,6 +302,8 @@ impl<const D: usize> Solver<D> {
             next: empty(),
             previous: empty(),
             lambda: Vec::new(),
+            pressure: Vec::new(),
+            keep_pressures: false,
             count: Vec::new(),
             wall_gradient: WallGradient::new(0),
             omega: empty(),

@@ -160,6 +160,9 @@ impl<const D: usize> Solver<D> {
                 self.force[a].push(0.0);
             }
             self.density.push(self.params.rest_density());
+            if self.keep_pressures {
+                self.pressure.push(0.0);
+            }
             self.ids.push(self.next_id);
             self.next_id += 1;
         }
@@ -267,6 +270,9 @@ impl<const D: usize> Solver<D> {
                     self.force[a][w] = self.force[a][r];
                 }
                 self.density[w] = self.density[r];
+                if self.keep_pressures {
+                    self.pressure[w] = self.pressure[r];
+                }
                 self.ids[w] = self.ids[r];
                 w += 1;
             }
@@ -277,6 +283,7 @@ impl<const D: usize> Solver<D> {
             self.force[a].truncate(w);
         }
         self.density.truncate(w);
+        self.pressure.truncate(w);
         self.ids.truncate(w);
         if w < n {
             self.reusable = false;

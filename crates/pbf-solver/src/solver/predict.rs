@@ -19,6 +19,9 @@ impl<const D: usize> Solver<D> {
             b.resize(n, 0.0);
         }
         self.wall_gradient.resize(n);
+        if self.keep_pressures {
+            self.pressure.resize(n, 0.0);
+        }
         for b in self.omega.iter_mut() {
             b.resize(n, 0.0);
         }

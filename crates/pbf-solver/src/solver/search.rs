@@ -79,6 +79,10 @@ impl<const D: usize> Solver<D> {
             // The last lambda pass's densities: the XSPH pass weighs by them when the
             // check before it searched again.
             self.grid.reorder(&mut self.density, &mut self.scratch)?;
+            // The pressures the constraint phases are summing, or the last step's.
+            if self.pressure.len() == self.ids.len() {
+                self.grid.reorder(&mut self.pressure, &mut self.scratch)?;
+            }
             self.grid.reorder(&mut self.ids, &mut self.scratch_ids)?;
         }
         self.lists

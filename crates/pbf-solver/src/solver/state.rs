@@ -87,6 +87,11 @@ impl<const D: usize> Solver<D> {
         self.force = state.force;
         self.density = state.density;
         self.ids = state.ids;
+        // No step has given these particles pressures yet.
+        self.pressure.clear();
+        if self.keep_pressures {
+            self.pressure.resize(self.ids.len(), 0.0);
+        }
         self.next_id = state.next_id;
         self.step = state.step;
         self.time = state.time;

@@ -2,11 +2,13 @@
 //!
 //! One concept per file: the parts, the options, the report and the run as a whole
 //! here; the document's opening in `header`; each part's runs and section in
-//! `stability`, `incompressibility`, `dam_break`, `conservation` and `viscosity`.
+//! `stability`, `incompressibility`, `dam_break`, `conservation`, `viscosity` and
+//! `hydrostatic`.
 
 mod conservation;
 mod dam_break;
 mod header;
+mod hydrostatic;
 mod incompressibility;
 mod stability;
 mod viscosity;
@@ -17,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use super::conservation::{EnergyTrace, MomentumTrace, ScaleInvariance};
 use super::dam_break::{Deviation, FrontCurve};
+use super::hydrostatic::HydrostaticRun;
 use super::incompressibility::ColumnResult;
 use super::stability::StabilityResult;
 use super::viscosity::{CouetteRun, PoiseuilleRun, ShearDecay};
@@ -26,7 +29,7 @@ use crate::render::save_png;
 /// A part of the suite.
 ///
 /// ```
-/// assert_eq!(pbf_cli::validate::Part::ALL.len(), 5);
+/// assert_eq!(pbf_cli::validate::Part::ALL.len(), 6);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Part {
@@ -40,16 +43,19 @@ pub enum Part {
     Conservation,
     /// Physical viscosity: decaying shear waves.
     Viscosity,
+    /// The pressure of a settled column against depth.
+    Hydrostatic,
 }
 
 impl Part {
     /// Every part, in the document's order.
-    pub const ALL: [Part; 5] = [
+    pub const ALL: [Part; 6] = [
         Part::Stability,
         Part::Incompressibility,
         Part::DamBreak,
         Part::Conservation,
         Part::Viscosity,
+        Part::Hydrostatic,
     ];
 }
 
@@ -108,6 +114,8 @@ pub struct ValidationReport {
     pub poiseuille: Vec<PoiseuilleRun>,
     /// The Couette start-ups.
     pub couette: Vec<CouetteRun>,
+    /// The settled columns' pressures, 2D then 3D.
+    pub hydrostatic: Vec<HydrostaticRun>,
     /// The document written.
     pub document: PathBuf,
     /// Wall-clock time of the whole run.
@@ -155,6 +163,9 @@ pub fn validate(
     if options.runs(Part::Viscosity) {
         viscosity::run(quick, log, &mut report)?;
     }
+    if options.runs(Part::Hydrostatic) {
+        hydrostatic::run(quick, log, &mut report)?;
+    }
     report.wall_time = start.elapsed();
     report.document = options.out.join("VALIDATION.md");
     let text = document(options, &report, &plots)?;
@@ -190,6 +201,9 @@ fn document(
     }
     if !r.shear.is_empty() {
         viscosity::section(&mut md, r, plots)?;
+    }
+    if !r.hydrostatic.is_empty() {
+        hydrostatic::section(&mut md, r, plots)?;
     }
     Ok(md)
 }

@@ -22,8 +22,13 @@ pub use pbf_grid::fuzzing::{SKIPPED, corpus_dir, in_repository, replay_corpus};
 
 use crate::{
     Acceleration, Backend, Collider, ColliderKind, CoreError, Domain, Emitter, Iterations, Params,
-    Relaxation, Shape, Solver,
+    Relaxation, Shape, Solver, Wall,
 };
+
+#[cfg(feature = "serde")]
+mod seeds;
+#[cfg(feature = "serde")]
+pub use seeds::checkpoint_seeds;
 
 /// The most particles one input makes.
 pub const MAX_PARTICLES: usize = 96;
@@ -56,7 +61,24 @@ pub fn solver_step(data: &[u8]) {
     }
 }
 
-fn params<const D: usize>(r: &mut ByteReader<'_>) -> Result<Params<D>, CoreError> {
+/// What an input picks for its domain with the parameters' mask: periodic axes, and
+/// the walls of the faces and the colliders.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Boundaries<const D: usize> {
+    /// `Domain::with_periodic`'s axes.
+    periodic: [bool; D],
+    /// `Domain::with_walls`' faces.
+    walls: [[Wall; 2]; D],
+    /// Every collider's wall.
+    collider_wall: Wall,
+}
+
+/// The parameters of an input and the boundaries its mask picks (mask bits 17-19:
+/// no coarse correction, a viscosity, no-slip walls by the next byte's bits; bits
+/// 20-22: the periodic axes). A periodic axis with the coarse correction, or a
+/// no-slip wall without a viscosity, is an error of `Solver::new` or
+/// `Solver::add_collider`, which the harness expects.
+fn params<const D: usize>(r: &mut ByteReader<'_>) -> (Result<Params<D>, CoreError>, Boundaries<D>) {
     let spacing = if r.u8() & 1 == 1 {
         r.f32_bits()
     } else {
@@ -120,7 +142,31 @@ fn params<const D: usize>(r: &mut ByteReader<'_>) -> Result<Params<D>, CoreError
     if set(16) {
         b = b.acceleration(Acceleration::Chebyshev);
     }
-    b.build()
+    if set(17) {
+        b = b.coarse_correction(false);
+    }
+    if set(18) {
+        b = b.viscosity(value(r, 1.0 / 4096.0));
+    }
+    let mut boundaries = Boundaries {
+        periodic: core::array::from_fn(|a| set(20 + a as u32)),
+        walls: [[Wall::FreeSlip; 2]; D],
+        collider_wall: Wall::FreeSlip,
+    };
+    if set(19) {
+        // Bit 2a + k: face k of axis a; bit 7: the colliders.
+        let faces = r.u8();
+        let wall = |bit: usize| {
+            if faces & (1 << bit) != 0 {
+                Wall::NoSlip
+            } else {
+                Wall::FreeSlip
+            }
+        };
+        boundaries.walls = core::array::from_fn(|a| [wall(2 * a), wall(2 * a + 1)]);
+        boundaries.collider_wall = wall(7);
+    }
+    (b.build(), boundaries)
 }
 
 fn shape<const D: usize>(r: &mut ByteReader<'_>) -> Shape<D> {
@@ -178,7 +224,7 @@ fn twin_backend(backend: Backend, flags: u8) -> Backend {
 /// positions, velocities and ids must agree bit for bit, and a step that fails must
 /// fail on both with the same error.
 fn solver_in<const D: usize>(flags: u8, r: &mut ByteReader<'_>) {
-    let Ok(params) = params::<D>(r) else {
+    let (Ok(params), boundaries) = params::<D>(r) else {
         return;
     };
     let twin_params = params
@@ -187,11 +233,11 @@ fn solver_in<const D: usize>(flags: u8, r: &mut ByteReader<'_>) {
         .build()
         .expect("parameters that differ in the backend alone build");
     let mut twin_reader = r.clone();
-    let Some(mut solver) = set_up(flags, params, r) else {
+    let Some(mut solver) = set_up(flags, params, boundaries, r) else {
         return;
     };
-    let mut twin =
-        set_up(flags, twin_params, &mut twin_reader).expect("the twin sets up as the solver");
+    let mut twin = set_up(flags, twin_params, boundaries, &mut twin_reader)
+        .expect("the twin sets up as the solver");
     let steps = u32::from(flags >> 4) % (MAX_STEPS + 1);
     for _ in 0..steps {
         match (solver.step(), twin.step()) {
@@ -218,12 +264,13 @@ fn solver_in<const D: usize>(flags: u8, r: &mut ByteReader<'_>) {
     }
 }
 
-/// A solver with the colliders, emitter and particles of the input that follows the
-/// parameters, or `None` when the input's domain or solver is invalid (as it must
-/// be: every other error panics). Failed calls are checked to change nothing.
+/// A solver with the boundaries, colliders, emitter and particles of the input that
+/// follows the parameters, or `None` when the input's domain or solver is invalid (as
+/// it must be: every other error panics). Failed calls are checked to change nothing.
 fn set_up<const D: usize>(
     flags: u8,
     params: Params<D>,
+    boundaries: Boundaries<D>,
     r: &mut ByteReader<'_>,
 ) -> Option<Solver<D>> {
     let lo: [f32; D] = vector(r, 1.0 / 16.0);
@@ -239,9 +286,23 @@ fn set_up<const D: usize>(
         Err(CoreError::InvalidCollider { .. }) => domain,
         Err(e) => panic!("with_response gave {e:?}"),
     };
+    let domain = match domain.with_periodic(boundaries.periodic) {
+        Ok(d) => d.with_walls(boundaries.walls),
+        Err(CoreError::InvalidCollider { .. }) => return None,
+        Err(e) => panic!("with_periodic gave {e:?}"),
+    };
     let mut solver = match Solver::new(params.clone(), domain) {
         Ok(s) => s,
-        Err(CoreError::InvalidCollider { .. } | CoreError::Kernel(_)) => return None,
+        // A periodic axis shorter than 3 h, the coarse correction on a periodic domain,
+        // a no-slip face without a viscosity: refused as documented.
+        Err(
+            CoreError::InvalidCollider { .. }
+            | CoreError::Kernel(_)
+            | CoreError::InvalidParameter {
+                field: "coarse_correction" | "viscosity",
+                ..
+            },
+        ) => return None,
         Err(e) => panic!("Solver::new gave {e:?}"),
     };
     for _ in 0..r.u8() % 3 {
@@ -253,6 +314,7 @@ fn set_up<const D: usize>(
             },
         };
         if let Ok(c) = Collider::new(shape(r), kind) {
+            let c = c.with_wall(boundaries.collider_wall);
             let before = fingerprint(&solver);
             if solver.add_collider(c).is_err() {
                 assert_eq!(
@@ -365,204 +427,6 @@ pub fn checkpoint_load(data: &[u8]) {
     }
 }
 
-/// Valid `checkpoint_load` inputs, named: the states of small running scenes (at most
-/// [`MAX_PARTICLES`] particles, small emitters, so that the harness steps them with
-/// their twin), between them 2D and 3D, every collider shape solid and hollow, an
-/// emitter, kept lists, adaptive iterations, Chebyshev steps, the coarse correction,
-/// an XSPH period, a physical viscosity with a no-slip wall, a fixed relaxation and
-/// the scalar backend. Each is the harness's
-/// first byte then the payload alone (re-sealed by the harness, so that mutations
-/// reach the decoder and the validation), and one 2D state is also there whole with
-/// its header. They are the fuzzer's seeds, committed as `seed-*` in the corpus: a
-/// fuzzer that starts without a loadable checkpoint rarely makes one, and then tests
-/// the decoder's refusals alone.
-///
-/// # Panics
-/// If a scene cannot be built, stepped or saved (a bug, not an input).
-#[cfg(feature = "serde")]
-pub fn checkpoint_seeds() -> Vec<(&'static str, Vec<u8>)> {
-    use crate::checkpoint::HEADER_LEN;
-    // Bit 0: 3D; bit 1: re-seal the payload; bit 2: step with the twin; bit 3: a
-    // scalar state's twin runs eight lanes.
-    let input = |flags: u8, bytes: &[u8]| {
-        let mut v = vec![flags];
-        v.extend_from_slice(bytes);
-        v
-    };
-    let a = seed_2d(false).checkpoint().expect("the 2D seed saves");
-    let b = seed_2d(true).checkpoint().expect("the 2D seed saves");
-    let c = seed_3d(false).checkpoint().expect("the 3D seed saves");
-    let d = seed_3d(true).checkpoint().expect("the 3D seed saves");
-    vec![
-        ("2d-lists-kept", input(0b0110, &a[HEADER_LEN..])),
-        ("2d-lists-kept-whole", input(0b0100, &a)),
-        ("2d-chebyshev-coarse", input(0b0110, &b[HEADER_LEN..])),
-        ("3d-adaptive", input(0b0111, &c[HEADER_LEN..])),
-        ("3d-scalar-twin-lanes8", input(0b1111, &d[HEADER_LEN..])),
-    ]
-}
-
-/// A 2D seed: a block with an emitter above it in a bowl, beside a solid box, a
-/// capsule and a cylinder; with `chebyshev`, Chebyshev steps, the coarse correction,
-/// an XSPH period, a physical viscosity, a no-slip floor and a no-slip capsule
-/// instead of kept lists.
-#[cfg(feature = "serde")]
-fn seed_2d(chebyshev: bool) -> Solver<2> {
-    let b = Params::<2>::builder(0.03).xsph_c(0.02).vorticity_rel(0.2);
-    let b = if chebyshev {
-        b.acceleration(Acceleration::Chebyshev)
-            .coarse_correction(true)
-            .xsph_period(Some(0.05))
-            .viscosity(1e-3)
-    } else {
-        b.keep_lists(true)
-    };
-    let floor = if chebyshev {
-        crate::Wall::NoSlip
-    } else {
-        crate::Wall::FreeSlip
-    };
-    let domain = Domain::new([0.0; 2], [1.0, 0.8])
-        .and_then(|d| d.with_response(0.1, 0.1))
-        .map(|d| d.with_walls([[crate::Wall::FreeSlip; 2], [floor, crate::Wall::FreeSlip]]))
-        .expect("the seed's domain");
-    let mut s =
-        Solver::new(b.build().expect("the seed's parameters"), domain).expect("the seed's solver");
-    let hollow = ColliderKind::Container {
-        wall_thickness: 0.03,
-        open_top: true,
-    };
-    let colliders = [
-        (
-            Shape::Sphere {
-                center: [0.3, 0.3],
-                radius: 0.25,
-            },
-            hollow,
-        ),
-        (
-            Shape::Box {
-                center: [0.75, 0.1],
-                half_extents: [0.05, 0.1],
-            },
-            ColliderKind::Solid,
-        ),
-        (
-            Shape::Capsule {
-                a: [0.65, 0.5],
-                b: [0.9, 0.55],
-                radius: 0.03,
-            },
-            ColliderKind::Solid,
-        ),
-        (
-            Shape::Cylinder {
-                base: [0.9, 0.0],
-                radius: 0.04,
-                height: 0.2,
-            },
-            hollow,
-        ),
-    ];
-    for (k, (shape, kind)) in colliders.into_iter().enumerate() {
-        // With the viscosity, the capsule is no-slip.
-        let wall = if chebyshev && k == 2 {
-            crate::Wall::NoSlip
-        } else {
-            crate::Wall::FreeSlip
-        };
-        let collider = Collider::new(shape, kind)
-            .and_then(|c| c.with_response(0.2, 0.1))
-            .map(|c| c.with_wall(wall))
-            .expect("the seed's collider");
-        s.add_collider(collider).expect("the seed's collider fits");
-    }
-    s.add_emitter(
-        Emitter::new([0.3, 0.45], [0.0, -1.0], 0.5, 0.06, 0.0, 1.0).expect("the seed's emitter"),
-    )
-    .expect("the seed's emitter fits");
-    s.add_block([0.15, 0.12], [0.45, 0.3], [0.2, 0.0])
-        .expect("the seed's block");
-    for _ in 0..3 {
-        s.step().expect("the seed steps");
-    }
-    s
-}
-
-/// A 3D seed: a block in a hollow box with a solid sphere, a plane, a capsule and a
-/// cylinder; adaptive iterations, or with `scalar` the scalar backend, a fixed
-/// relaxation and unilateral constraints.
-#[cfg(feature = "serde")]
-fn seed_3d(scalar: bool) -> Solver<3> {
-    let b = Params::<3>::builder(0.1).xsph_c(0.02).vorticity_rel(0.2);
-    let b = if scalar {
-        b.backend(Backend::Scalar)
-            .relaxation(Relaxation::Fixed(0.8))
-            .unilateral(true)
-    } else {
-        b.iterations(Iterations::Adaptive {
-            max_density_error_percent: 1.0,
-            min: 2,
-            max: 8,
-        })
-    };
-    let domain = Domain::new([0.0; 3], [1.0, 1.0, 0.6]).expect("the seed's domain");
-    let mut s =
-        Solver::new(b.build().expect("the seed's parameters"), domain).expect("the seed's solver");
-    let colliders = [
-        (
-            Shape::Box {
-                center: [0.5, 0.5, 0.3],
-                half_extents: [0.45, 0.45, 0.28],
-            },
-            ColliderKind::Container {
-                wall_thickness: 0.05,
-                open_top: true,
-            },
-        ),
-        (
-            Shape::Sphere {
-                center: [0.7, 0.3, 0.3],
-                radius: 0.08,
-            },
-            ColliderKind::Solid,
-        ),
-        (
-            Shape::Plane {
-                point: [0.0, 0.06, 0.0],
-                normal: [0.0, 1.0, 0.0],
-            },
-            ColliderKind::Solid,
-        ),
-        (
-            Shape::Capsule {
-                a: [0.2, 0.6, 0.1],
-                b: [0.2, 0.6, 0.5],
-                radius: 0.04,
-            },
-            ColliderKind::Solid,
-        ),
-        (
-            Shape::Cylinder {
-                base: [0.8, 0.1, 0.45],
-                radius: 0.05,
-                height: 0.3,
-            },
-            ColliderKind::Solid,
-        ),
-    ];
-    for (shape, kind) in colliders {
-        let collider = Collider::new(shape, kind).expect("the seed's collider");
-        s.add_collider(collider).expect("the seed's collider fits");
-    }
-    s.add_block([0.12, 0.12, 0.12], [0.52, 0.52, 0.42], [0.0, 0.0, 0.5])
-        .expect("the seed's block");
-    for _ in 0..3 {
-        s.step().expect("the seed steps");
-    }
-    s
-}
-
 /// Wraps a payload in a valid header (see [`checkpoint_load`]).
 #[cfg(feature = "serde")]
 pub fn seal(dimension: usize, payload: &[u8]) -> Vec<u8> {
@@ -664,6 +528,90 @@ mod tests {
         input[0] = 0x38;
         input[4] = 0x20;
         solver_step(&input);
+    }
+
+    /// A 2D input whose mask (bits 17-20) turns the coarse correction off, sets a
+    /// viscosity and the next byte's no-slip floor, and makes x periodic, in a domain
+    /// 0.5 long (four kernel radii); then 16 particles.
+    fn periodic_input() -> Vec<u8> {
+        let mut input = vec![
+            0x30, 0, 7, 0x00, 0x00, 0x1E, 0x00, 0, 16, 0b100, 0, 0, 0, 0, 0, 8, 0, 8, 0, 0, 0, 0, 0,
+        ];
+        input.extend((0..64u8).map(|k| k.wrapping_mul(37)));
+        input
+    }
+
+    #[test]
+    fn the_harness_makes_periodic_domains_with_viscosity_and_no_slip_walls() {
+        let input = periodic_input();
+        let mut r = ByteReader::new(&input[1..]);
+        let (built, boundaries) = params::<2>(&mut r);
+        let built = built.expect("valid parameters");
+        assert!(!built.coarse_correction() && built.viscosity() > 0.0);
+        let mut s = set_up(input[0], built, boundaries, &mut r).expect("a periodic solver");
+        assert_eq!(s.domain().periodic(), [true, false]);
+        assert_eq!(s.domain().walls()[1], [Wall::NoSlip, Wall::FreeSlip]);
+        assert_eq!(s.len(), 16);
+        for _ in 0..MAX_STEPS {
+            s.step().expect("the periodic solver steps");
+            check_particles(&s);
+        }
+        // The harness itself, with its twin.
+        solver_step(&input);
+        // With the coarse correction left on, `Solver::new` refuses the periodic
+        // domain, and the harness skips the input.
+        let mut refused = input.clone();
+        refused[5] = 0x1C;
+        let mut r = ByteReader::new(&refused[1..]);
+        let (built, boundaries) = params::<2>(&mut r);
+        assert!(set_up(refused[0], built.unwrap(), boundaries, &mut r).is_none());
+        solver_step(&refused);
+    }
+
+    /// Whether `input` sets up a periodic solver with particles whose first step
+    /// succeeds.
+    fn periodic_and_steps<const D: usize>(input: &[u8]) -> bool {
+        let mut r = ByteReader::new(&input[1..]);
+        let (built, boundaries) = params::<D>(&mut r);
+        built.is_ok_and(|p| {
+            set_up(input[0], p, boundaries, &mut r)
+                .is_some_and(|mut s| s.domain().is_periodic() && !s.is_empty() && s.step().is_ok())
+        })
+    }
+
+    /// Inputs of random even bytes behind a valid spacing and a mask that asks for
+    /// every combination of bits 17-22: the harness runs every one, and some set up
+    /// periodic solvers (2D and 3D) that step.
+    #[test]
+    fn random_inputs_make_periodic_solvers_that_step() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut byte = move || {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 56) as u8
+        };
+        let mut stepped = [0usize; 2];
+        for k in 0..384u32 {
+            let dimension = (k % 2) as u8;
+            let mut input = vec![0x30 | dimension, 0, 4 + (k % 6) as u8, 0, 0];
+            input.push(((k / 6) % 64) as u8 * 2);
+            input.push(0);
+            // Even bytes: every value takes the small-value path (a raw-bits domain is
+            // nearly always invalid).
+            input.extend((0..160).map(|_| byte() & !1));
+            solver_step(&input);
+            let ok = if dimension == 0 {
+                periodic_and_steps::<2>(&input)
+            } else {
+                periodic_and_steps::<3>(&input)
+            };
+            stepped[dimension as usize] += usize::from(ok);
+        }
+        assert!(
+            stepped.iter().all(|&n| n > 0),
+            "periodic solvers that stepped, 2D and 3D: {stepped:?}"
+        );
     }
 
     #[test]
