@@ -279,3 +279,28 @@ fn couette_flow_starts_up_as_the_series_says() {
         );
     }
 }
+
+/// A face's velocity is refused, naming `domain.wall_velocity`, for an axis or side
+/// out of range, a periodic axis, a free-slip face, a non-finite component and a
+/// component along the face's normal; making the face free-slip again stops it.
+#[test]
+fn bad_wall_velocities_are_errors() {
+    use pbf_solver::CoreError;
+    let walls = [[Wall::FreeSlip; 2], [Wall::NoSlip, Wall::FreeSlip]];
+    let domain = Domain::new([0.0; 2], [1.0; 2]).unwrap().with_walls(walls);
+    let periodic = domain.with_periodic([true, false]).unwrap();
+    let refused = |result: Result<Domain<2>, CoreError>| match result {
+        Err(CoreError::InvalidCollider { field, .. }) => field == "domain.wall_velocity",
+        _ => false,
+    };
+    assert!(refused(domain.with_wall_velocity(2, 0, [0.1, 0.0])));
+    assert!(refused(domain.with_wall_velocity(1, 2, [0.1, 0.0])));
+    assert!(refused(periodic.with_wall_velocity(0, 0, [0.0, 0.1])));
+    assert!(refused(domain.with_wall_velocity(1, 1, [0.1, 0.0])));
+    assert!(refused(domain.with_wall_velocity(1, 0, [f32::NAN, 0.0])));
+    assert!(refused(domain.with_wall_velocity(1, 0, [0.0, 0.1])));
+    let moving = domain.with_wall_velocity(1, 0, [0.1, 0.0]).unwrap();
+    assert_eq!(moving.wall_velocity(1, 0), [0.1, 0.0]);
+    let still = moving.with_walls([[Wall::FreeSlip; 2]; 2]);
+    assert_eq!(still.wall_velocity(1, 0), [0.0; 2]);
+}
