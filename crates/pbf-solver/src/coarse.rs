@@ -738,16 +738,21 @@ mod tests {
         (p, domain, s)
     }
 
-    fn correct(c: f32) -> ([Vec<f32>; 2], [Vec<f32>; 2], f32) {
-        let (before, domain, s) = column(c, 40, 48);
-        let mut after = before.clone();
-        let scene = Scene {
+    /// The scene of a column in `domain` at spacing `s`, without colliders.
+    fn scene(domain: &Domain<2>, s: f32) -> Scene<'_, 2> {
+        Scene {
             h: 2.0 * s,
             spacing: s,
             margin: 0.5 * s,
-            domain: &domain,
+            domain,
             colliders: &[],
-        };
+        }
+    }
+
+    fn correct(c: f32) -> ([Vec<f32>; 2], [Vec<f32>; 2], f32) {
+        let (before, domain, s) = column(c, 40, 48);
+        let mut after = before.clone();
+        let scene = scene(&domain, s);
         let mut grid = CoarseGrid::default();
         let [x, y] = &mut after;
         grid.correct(&scene, [x.as_mut_slice(), y.as_mut_slice()], None);
@@ -774,13 +779,7 @@ mod tests {
         let (before, domain, s) = column(0.2, 40, 48);
         let mut after = before.clone();
         let mut phi = vec![f32::NAN; before[0].len()];
-        let scene = Scene {
-            h: 2.0 * s,
-            spacing: s,
-            margin: 0.5 * s,
-            domain: &domain,
-            colliders: &[],
-        };
+        let scene = scene(&domain, s);
         let mut grid = CoarseGrid::default();
         let [x, y] = &mut after;
         grid.correct(&scene, [x.as_mut_slice(), y.as_mut_slice()], Some(&mut phi));

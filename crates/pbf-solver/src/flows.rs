@@ -215,35 +215,20 @@ impl Poiseuille {
     /// Those of [`Params`] and [`Solver::new`]; a channel shorter than three kernel
     /// radii (`domain.periodic`).
     pub fn channel(&self, backend: Backend, columns: usize) -> Result<Solver<2>, CoreError> {
-        let s = Self::SPACING;
-        let params = Params::<2>::builder(s)
-            .time_step(self.time_step)
-            .gravity([self.force, 0.0])
-            .xsph_c(0.0)
-            .vorticity_rel(0.0)
-            .viscosity(self.nu)
-            .coarse_correction(false)
-            .backend(backend)
-            .build()?;
-        let hi = [columns as f32 * s, self.height()];
-        let domain = Domain::new([0.0; 2], hi)?
-            .with_walls([[Wall::FreeSlip; 2], [Wall::NoSlip; 2]])
-            .with_periodic([true, false])?;
-        let mut solver = Solver::new(params, domain)?;
-        solver.add_block([0.0; 2], hi, [0.0; 2])?;
-        Ok(solver)
+        let plates = Channel {
+            rows: self.rows,
+            columns,
+            nu: self.nu,
+            time_step: self.time_step,
+        };
+        plates.solver([self.force, 0.0], 0.0, backend)
     }
 
     /// The L2 deviation of the particles' x velocities from the steady profile at
     /// their heights, relative to the peak:
     /// `sqrt(mean (u_i - u(y_i))^2) / U`.
     pub fn profile_error(&self, solver: &Solver<2>) -> f64 {
-        let (p, v) = (solver.positions(), solver.velocities());
-        let n = solver.len().max(1);
-        let sum: f64 = (0..solver.len())
-            .map(|i| (f64::from(v[0][i]) - f64::from(self.profile(p[1][i]))).powi(2))
-            .sum();
-        (sum / n as f64).sqrt() / f64::from(self.peak())
+        l2_deviation(solver, |y| f64::from(self.profile(y))) / f64::from(self.peak())
     }
 }
 
@@ -355,35 +340,70 @@ impl Couette {
     /// Those of [`Params`] and [`Solver::new`]; a channel shorter than three kernel
     /// radii (`domain.periodic`).
     pub fn channel(&self, backend: Backend, columns: usize) -> Result<Solver<2>, CoreError> {
-        let s = Self::SPACING;
-        let params = Params::<2>::builder(s)
-            .time_step(self.time_step)
-            .gravity([0.0, 0.0])
-            .xsph_c(0.0)
-            .vorticity_rel(0.0)
-            .viscosity(self.nu)
-            .coarse_correction(false)
-            .backend(backend)
-            .build()?;
-        let hi = [columns as f32 * s, self.height()];
-        let domain = Domain::new([0.0; 2], hi)?
-            .with_walls([[Wall::FreeSlip; 2], [Wall::NoSlip; 2]])
-            .with_periodic([true, false])?
-            .with_wall_velocity(1, 1, [self.speed, 0.0])?;
-        let mut solver = Solver::new(params, domain)?;
-        solver.add_block([0.0; 2], hi, [0.0; 2])?;
-        Ok(solver)
+        let plates = Channel {
+            rows: self.rows,
+            columns,
+            nu: self.nu,
+            time_step: self.time_step,
+        };
+        plates.solver([0.0; 2], self.speed, backend)
     }
 
     /// The L2 deviation of the particles' x velocities from the series at their
     /// heights and the solver's time, relative to `U`:
     /// `sqrt(mean (u_i - u(y_i, t))^2) / U`.
     pub fn profile_error(&self, solver: &Solver<2>) -> f64 {
-        let (p, v, t) = (solver.positions(), solver.velocities(), solver.time());
-        let n = solver.len().max(1);
-        let sum: f64 = (0..solver.len())
-            .map(|i| (f64::from(v[0][i]) - self.velocity(p[1][i], t)).powi(2))
-            .sum();
-        (sum / n as f64).sqrt() / f64::from(self.speed)
+        let t = solver.time();
+        l2_deviation(solver, |y| self.velocity(y, t)) / f64::from(self.speed)
     }
+}
+
+/// A 2D channel periodic along x between no-slip plates, filled at rest at the
+/// flows' spacing: no XSPH, no vorticity confinement, no coarse correction (it does
+/// not wrap around a periodic axis).
+struct Channel {
+    /// Particles across (`H = rows s`).
+    rows: usize,
+    /// Particles along (the period is `columns s`).
+    columns: usize,
+    nu: f32,
+    time_step: f32,
+}
+
+impl Channel {
+    /// The solver with the body force `force` and the top plate sliding along x at
+    /// `top` (0: at rest).
+    fn solver(&self, force: [f32; 2], top: f32, backend: Backend) -> Result<Solver<2>, CoreError> {
+        let s = Poiseuille::SPACING;
+        let params = Params::<2>::builder(s)
+            .time_step(self.time_step)
+            .gravity(force)
+            .xsph_c(0.0)
+            .vorticity_rel(0.0)
+            .viscosity(self.nu)
+            .coarse_correction(false)
+            .backend(backend)
+            .build()?;
+        let hi = [self.columns as f32 * s, self.rows as f32 * s];
+        let mut domain = Domain::new([0.0; 2], hi)?
+            .with_walls([[Wall::FreeSlip; 2], [Wall::NoSlip; 2]])
+            .with_periodic([true, false])?;
+        if top != 0.0 {
+            domain = domain.with_wall_velocity(1, 1, [top, 0.0])?;
+        }
+        let mut solver = Solver::new(params, domain)?;
+        solver.add_block([0.0; 2], hi, [0.0; 2])?;
+        Ok(solver)
+    }
+}
+
+/// `sqrt(mean (u_i - u(y_i))^2)` over the particles' x velocities `u_i` and heights
+/// `y_i`.
+fn l2_deviation(solver: &Solver<2>, u: impl Fn(f32) -> f64) -> f64 {
+    let (p, v) = (solver.positions(), solver.velocities());
+    let n = solver.len().max(1);
+    let sum: f64 = (0..solver.len())
+        .map(|i| (f64::from(v[0][i]) - u(p[1][i])).powi(2))
+        .sum();
+    (sum / n as f64).sqrt()
 }

@@ -156,7 +156,8 @@ fn a_run_with_narrow_lists_continues_bit_identically() {
 
 /// The lists' two skins and the steps run when they were built (one byte below 128)
 /// come last but for the viscosity (four bytes), the walls (one byte each for the
-/// domain's and the colliders', free-slip) and the periodic axes (one byte, none):
+/// domain's and the colliders', free-slip), the periodic axes (one byte, none) and
+/// the faces' velocities (one byte, none):
 /// a value that is not one of the skins the solver takes, or lists
 /// built after more steps than have run, are errors naming the field.
 #[test]
@@ -165,8 +166,9 @@ fn bad_list_skins_in_a_checkpoint_are_errors() {
     a.step().unwrap();
     let bytes = a.checkpoint().unwrap();
     let payload = &bytes[32..];
-    // The bytes of the viscosity, the walls and the periodic axes.
-    const TAIL: usize = 7;
+    // The bytes of the viscosity, the walls, the periodic axes and the faces'
+    // velocities.
+    const TAIL: usize = 8;
     let step_at = payload.len() - 1 - TAIL;
     assert_eq!(payload[step_at], 0, "the first step's lists");
     let at = step_at - 8;
@@ -211,8 +213,8 @@ fn bad_lists_positions_in_a_checkpoint_are_errors() {
     assert!(n < 128, "one byte of length an axis");
     // The lists' two skins and their step (one byte) follow the positions, then the
     // viscosity (four bytes), the walls (one byte each for the domain and the
-    // colliders) and the periodic axes (one byte).
-    let last = payload.len() - 9 - 7 - 4;
+    // colliders), the periodic axes (one byte) and the faces' velocities (one byte).
+    let last = payload.len() - 9 - 8 - 4;
     // The last particle's y, then its x.
     let (y, x) = (last, last - 4 * n - 1 - 4);
     let last_y = f32::from_le_bytes(payload[y..y + 4].try_into().unwrap());
