@@ -253,7 +253,11 @@ impl<const D: usize> Domain<D> {
     /// A periodic axis must be at least three kernel radii long:
     /// [`Solver::new`](crate::Solver::new) checks it, where h is known. The coarse
     /// density correction ([`ParamsBuilder::coarse_correction`](crate::ParamsBuilder::coarse_correction))
-    /// does not wrap: `Solver::new` rejects it with a periodic axis.
+    /// does not wrap: `Solver::new` rejects it with a periodic axis. Without it the
+    /// Jacobi passes alone hold the fluid, and they move information about one kernel
+    /// radius a pass: fluid many kernel radii deep under gravity needs
+    /// [`Iterations::Adaptive`](crate::Iterations::Adaptive) (a few fixed iterations
+    /// leave it compressed, and a deep enough column collapses).
     ///
     /// # Errors
     /// [`CoreError::InvalidCollider`] (index `usize::MAX`, field `domain.periodic`)
