@@ -229,9 +229,7 @@ impl<const D: usize> Viscosity<D> {
         );
         true
     }
-}
 
-impl<const D: usize> Viscosity<D> {
     /// Adds the moving faces' drive to the right-hand side `v`: a face of velocity
     /// `u_w` pulls with `dt nu T(d) u_w`, so that the solve's
     /// `(I - dt nu L + dt W) v' = v + dt nu sum T(d) u_w` drags the fluid next to
