@@ -212,7 +212,8 @@ fn front<const D: usize>(spec: &DamBreakSpec) -> Result<FrontCurve, CoreError> {
         gate[0] = a;
         let mut behind = Solver::new(params, Domain::new([0.0; D], gate)?)?;
         behind.add_block([0.0; D], column, [0.0; D])?;
-        settle(&mut behind, time_scale)?;
+        // At rest: the fastest particle below 1% of sqrt(g a).
+        settle(&mut behind, time_scale, 0.01 * f64::from(g * a).sqrt())?;
         let mut points = Vec::new();
         behind.positions_interleaved(&mut points);
         solver.add_particles(&points, None)?;
@@ -240,22 +241,14 @@ fn front<const D: usize>(spec: &DamBreakSpec) -> Result<FrontCurve, CoreError> {
     })
 }
 
-/// Steps the column behind its gate until it is at rest: until the largest speed is
-/// below 1% of `sqrt(g a)`, or for at most `T = 20` (`time_scale` is
+/// Steps the column behind its gate until it is at rest: from `T = 2` on, until its
+/// largest speed is below `rest` (m/s), for at most `T = 20` (`time_scale` is
 /// `sqrt(2 g / a)`).
-fn settle<const D: usize>(solver: &mut Solver<D>, time_scale: f64) -> Result<(), CoreError> {
-    let g = f64::from(
-        solver
-            .params()
-            .gravity()
-            .iter()
-            .map(|c| c * c)
-            .sum::<f32>()
-            .sqrt(),
-    );
-    // a = 2 g / time_scale^2.
-    let a = 2.0 * g / (time_scale * time_scale);
-    let rest = 0.01 * (g * a).sqrt();
+fn settle<const D: usize>(
+    solver: &mut Solver<D>,
+    time_scale: f64,
+    rest: f64,
+) -> Result<(), CoreError> {
     while solver.time() * time_scale < 20.0 {
         let d = solver.step()?;
         if f64::from(d.max_speed) < rest && solver.time() * time_scale > 2.0 {
