@@ -63,13 +63,21 @@ const AIR: u8 = 0;
 const FLUID: u8 = 1;
 const SOLID: u8 = 2;
 
+/// What the cells' free volumes depend on: the grid's origin, dimensions and cell
+/// widths, and the count of colliders.
+type Layout<const D: usize> = ([f32; D], [usize; D], [f32; D], usize);
+
 /// The grid and the solver's work arrays, kept between steps.
 #[derive(Debug, Clone)]
 pub(crate) struct CoarseGrid<const D: usize> {
     dims: [usize; D],
     /// The lower corner of cell 0.
     origin: [f32; D],
-    cell: f32,
+    /// The cells' width along each axis: `2 h`, or on a periodic axis the period
+    /// divided into whole cells at least `2 h` wide.
+    cell: [f32; D],
+    /// The domain's periodic axes, around which the grid wraps.
+    periodic: pbf_grid::Periodic,
     weight: Vec<f64>,
     /// One copy of `weight` per particle range while the weights are spread.
     partial: Vec<f64>,
@@ -95,7 +103,7 @@ pub(crate) struct CoarseGrid<const D: usize> {
     sums: Vec<([f64; D], u64)>,
     /// Every cell's free volume, and the layout (origin, dims, colliders) it is for.
     free: Vec<f64>,
-    free_for: Option<([f32; D], [usize; D], f32, usize)>,
+    free_for: Option<Layout<D>>,
     /// Conjugate-gradient iterations of the last solve.
     pub(crate) iterations: usize,
 }
@@ -114,7 +122,8 @@ impl<const D: usize> Default for CoarseGrid<D> {
         Self {
             dims: [0; D],
             origin: [0.0; D],
-            cell: 0.0,
+            cell: [0.0; D],
+            periodic: pbf_grid::Periodic::default(),
             weight: Vec::new(),
             partial: Vec::new(),
             fluid: Vec::new(),
@@ -153,25 +162,39 @@ impl<const D: usize> CoarseGrid<D> {
 
     /// The cell of the lower corner of `p`'s interpolation stencil and the weights'
     /// fractions: `p` sits at `base + t` in units of cells from the first cell centre.
+    /// On a periodic axis `p` is first wrapped into the domain, and a stencil below
+    /// the first cell centre has its lower corner in the last cell.
     fn stencil(&self, p: [f32; D]) -> ([usize; D], [f32; D]) {
         let mut base = [0; D];
         let mut t = [0.0; D];
         for a in 0..D {
-            let x = (p[a] - self.origin[a]) / self.cell - 0.5;
-            let f = x.floor().clamp(0.0, (self.dims[a] - 2) as f32);
-            base[a] = f as usize;
-            t[a] = (x - f).clamp(0.0, 1.0);
+            let n = self.dims[a];
+            if self.periodic.is_periodic(a) {
+                let x = (self.periodic.wrap(a, p[a]).0 - self.origin[a]) / self.cell[a] - 0.5;
+                let f = x.floor().clamp(-1.0, (n - 1) as f32);
+                base[a] = if f < 0.0 { n - 1 } else { f as usize };
+                t[a] = (x - f).clamp(0.0, 1.0);
+            } else {
+                let x = (p[a] - self.origin[a]) / self.cell[a] - 0.5;
+                let f = x.floor().clamp(0.0, (n - 2) as f32);
+                base[a] = f as usize;
+                t[a] = (x - f).clamp(0.0, 1.0);
+            }
         }
         (base, t)
     }
 
-    /// Corner `corner` (bit `a` = upper neighbour along axis `a`) of the stencil.
+    /// Corner `corner` (bit `a` = upper neighbour along axis `a`, the first cell past
+    /// the last on a periodic axis) of the stencil.
     fn corner(&self, base: [usize; D], t: [f32; D], corner: usize) -> (usize, f32) {
         let mut k = base;
         let mut w = 1.0;
         for a in 0..D {
             if corner >> a & 1 == 1 {
                 k[a] += 1;
+                if k[a] == self.dims[a] {
+                    k[a] = 0;
+                }
                 w *= t[a];
             } else {
                 w *= 1.0 - t[a];
@@ -194,17 +217,33 @@ impl<const D: usize> CoarseGrid<D> {
         if n == 0 {
             return;
         }
-        self.cell = CELL_IN_H * scene.h;
-        // The grid, on the lattice of cells anchored at the domain's lower corner with
-        // two cells of padding on each side (the weights reach one cell out, so the
-        // outer ring holds no particles): the whole domain's where that is within
-        // the budget below, so the grid, its arrays and the cells' free volumes stay
-        // the same from step to step; else the particles' bounding box.
         let (lo, hi) = (scene.domain.lo(), scene.domain.hi());
+        let periodic = scene.domain.periodicity();
+        self.periodic = periodic;
+        // A periodic axis holds a whole number of cells, so that the last wraps onto
+        // the first: as many as fit at `2 h` or wider.
+        self.cell = core::array::from_fn(|a| {
+            let cell = CELL_IN_H * scene.h;
+            if periodic.is_periodic(a) {
+                let period = hi[a] - lo[a];
+                period / (period / cell).floor().max(1.0)
+            } else {
+                cell
+            }
+        });
+        // The grid, on the lattice of cells anchored at the domain's lower corner with
+        // two cells of padding on each side of an axis with walls (the weights reach
+        // one cell out, so the outer ring holds no particles) and none on a periodic
+        // axis: the whole domain's where that is within the budget below, so the grid,
+        // its arrays and the cells' free volumes stay the same from step to step; else
+        // the particles' bounding box on the axes with walls.
         let budget = (MAX_CELLS_PER_PARTICLE * n + MIN_CELL_BUDGET) as f64;
         let span = |min: f32, max: f32, a: usize| {
-            let first = ((min - lo[a]) / self.cell).floor() - 2.0;
-            let last = ((max - lo[a]) / self.cell).floor() + 2.0;
+            if periodic.is_periodic(a) {
+                return (0.0, ((hi[a] - lo[a]) / self.cell[a]).round() - 1.0);
+            }
+            let first = ((min - lo[a]) / self.cell[a]).floor() - 2.0;
+            let last = ((max - lo[a]) / self.cell[a]).floor() + 2.0;
             (first, last)
         };
         let count = |spans: &[(f32, f32); D]| -> f64 {
@@ -238,7 +277,7 @@ impl<const D: usize> CoarseGrid<D> {
         let mut dims = [0; D];
         for a in 0..D {
             let (first, last) = spans[a];
-            self.origin[a] = lo[a] + first * self.cell;
+            self.origin[a] = lo[a] + first * self.cell[a];
             dims[a] = (last - first) as usize + 1;
         }
         self.dims = dims;
@@ -296,7 +335,7 @@ impl<const D: usize> CoarseGrid<D> {
         // them) puts on it from the points inside the domain and outside the solids:
         // so a block at rest reads no compression at the walls either. Colliders are
         // static and only ever added, so the volumes are kept while the layout stays.
-        let cell_volume = f64::from(self.cell).powi(D as i32);
+        let cell_volume: f64 = self.cell.iter().map(|&c| f64::from(c)).product();
         let particle_volume = f64::from(scene.spacing).powi(D as i32);
         let layout = (self.origin, dims, self.cell, scene.colliders.len());
         if self.free_for != Some(layout) {
@@ -335,7 +374,7 @@ impl<const D: usize> CoarseGrid<D> {
             }
         }
         // 3. Solve.
-        self.solve();
+        self.solve(scene.h);
         // 4. Gradients at the centres of the cells that are not solid, from the
         // differences across the faces between fluid and fluid or air: a fluid cell
         // takes the mean of its two faces (a face to a solid counts as zero, no flux),
@@ -346,7 +385,7 @@ impl<const D: usize> CoarseGrid<D> {
             g.clear();
             g.resize(cells, 0.0);
         }
-        let inv = 1.0 / f64::from(self.cell);
+        let inv: [f64; D] = core::array::from_fn(|a| 1.0 / f64::from(self.cell[a]));
         for k in 0..cells {
             if self.kind[k] == SOLID {
                 continue;
@@ -372,7 +411,7 @@ impl<const D: usize> CoarseGrid<D> {
                 } else {
                     0.0
                 };
-                self.gradient[a][k] = (mean * inv) as f32;
+                self.gradient[a][k] = (mean * inv[a]) as f32;
             }
         }
         // 5. A body of fluid that no wall touches must keep its centre of mass: its
@@ -412,12 +451,26 @@ impl<const D: usize> CoarseGrid<D> {
     }
 
     /// `A x` on the `fluid` cells for the negative Laplacian with `phi = 0` in air and no
-    /// flux into solids, times `cell^2`, plus the solve's small shift; `x` is zero
-    /// outside the fluid cells and `out` is only written on them. With `diagonal[k]`
-    /// the faces of `k` that are not solid (plus the shift),
-    /// `(A x)_k = diagonal[k] x_k - sum of x over the six (four) neighbours`: air and
-    /// solid neighbours hold zero.
-    fn apply(&self, fluid: &[u32], x: &[f64], out: &mut [f64]) {
+    /// flux into solids, times the square of a `2 h` cell, plus the solve's small
+    /// shift; `x` is zero outside the fluid cells and `out` is only written on them.
+    /// With `diagonal[k]` the weights of the faces of `k` that are not solid (plus
+    /// the shift), `(A x)_k = diagonal[k] x_k - sum of x over the six (four)
+    /// neighbours, each times its face's weight`: air and solid neighbours hold zero.
+    fn apply(&self, fluid: &[u32], faces: [f64; D], x: &[f64], out: &mut [f64]) {
+        if self.periodic.any() {
+            for &k in fluid {
+                let k = k as usize;
+                let mut sum = 0.0;
+                for (a, pair) in self.neighbours(k).into_iter().enumerate() {
+                    let [up, down] = pair.map(|j| j.map_or(0.0, |j| x[j]));
+                    sum += faces[a] * (up + down);
+                }
+                out[k] = self.diagonal[k] * x[k] - sum;
+            }
+            return;
+        }
+        // Without a periodic axis every face weighs 1, and a fluid cell is never on
+        // the grid's edge: its neighbours are at fixed strides.
         let strides: [usize; D] = core::array::from_fn(|a| self.stride(a));
         for &k in fluid {
             let k = k as usize;
@@ -429,8 +482,6 @@ impl<const D: usize> CoarseGrid<D> {
         }
     }
 
-    /// The neighbours of cell `k` along each axis, upper then lower (`None` past the
-    /// grid's edge).
     /// The displacement `grad phi` interpolated at `p`.
     fn displacement(&self, p: [f32; D]) -> [f32; D] {
         let (base, t) = self.stencil(p);
@@ -485,7 +536,7 @@ impl<const D: usize> CoarseGrid<D> {
         core::array::from_fn(|a| {
             let ka = rest % self.dims[a];
             rest /= self.dims[a];
-            self.origin[a] + (ka as f32 + 0.5) * self.cell
+            self.origin[a] + (ka as f32 + 0.5) * self.cell[a]
         })
     }
 
@@ -501,10 +552,11 @@ impl<const D: usize> CoarseGrid<D> {
         self.body.clear();
         self.body.resize(cells, NO_BODY);
         self.shift.clear();
-        let reach = 2.0 * self.cell;
+        let reach = 2.0 * CELL_IN_H * scene.h;
         let (lo, hi) = (scene.domain.lo(), scene.domain.hi());
+        let walls: [bool; D] = core::array::from_fn(|a| !self.periodic.is_periodic(a));
         let near_wall = |c: [f32; D]| {
-            (0..D).any(|a| c[a] - lo[a] < reach || hi[a] - c[a] < reach)
+            (0..D).any(|a| walls[a] && (c[a] - lo[a] < reach || hi[a] - c[a] < reach))
                 || scene.colliders.iter().any(|w| w.distance(c) < reach)
         };
         let mut bodies = 0u32;
@@ -573,24 +625,41 @@ impl<const D: usize> CoarseGrid<D> {
         self.sums = sums;
     }
 
+    /// The neighbours of cell `k` along each axis, upper then lower: `None` past the
+    /// grid's edge on an axis with walls; on a periodic axis the last cell's upper
+    /// neighbour is the first, and the first's lower is the last.
     fn neighbours(&self, k: usize) -> [[Option<usize>; 2]; D] {
         let mut rest = k;
         core::array::from_fn(|a| {
-            let ka = rest % self.dims[a];
-            rest /= self.dims[a];
+            let n = self.dims[a];
+            let ka = rest % n;
+            rest /= n;
             let s = self.stride(a);
-            [
-                (ka + 1 < self.dims[a]).then_some(k + s),
-                (ka > 0).then(|| k - s),
-            ]
+            if self.periodic.is_periodic(a) {
+                let up = if ka + 1 < n { k + s } else { k - (n - 1) * s };
+                let down = if ka > 0 { k - s } else { k + (n - 1) * s };
+                [Some(up), Some(down)]
+            } else {
+                [(ka + 1 < n).then_some(k + s), (ka > 0).then(|| k - s)]
+            }
         })
     }
 
-    /// Conjugate gradients for `-lap phi = -C` (scaled by `cell^2`), Jacobi
+    /// The weight of a face across axis `a` in the solve's Laplacian, scaled by the
+    /// square of a `2 h` cell: 1 on the axes with walls, less on a periodic axis whose
+    /// cells are wider.
+    fn face_weight(&self, a: usize, h: f32) -> f64 {
+        let ratio = f64::from(CELL_IN_H * h) / f64::from(self.cell[a]);
+        ratio * ratio
+    }
+
+    /// Conjugate gradients for `-lap phi = -C` (scaled by the square of a `2 h` cell), Jacobi
     /// preconditioned; a fluid region walled in on every side has no air to relieve
     /// its compression, and a small diagonal shift keeps its system regular.
-    fn solve(&mut self) {
-        let h2 = f64::from(self.cell) * f64::from(self.cell);
+    fn solve(&mut self, h: f32) {
+        let cell = f64::from(CELL_IN_H * h);
+        let h2 = cell * cell;
+        let faces: [f64; D] = core::array::from_fn(|a| self.face_weight(a, h));
         const SHIFT: f64 = 1e-3;
         let mut rz = 0.0;
         let mut norm_b = 0.0;
@@ -598,9 +667,15 @@ impl<const D: usize> CoarseGrid<D> {
         // the loops below only touch the fluid cells.
         for &k in &self.fluid {
             let k = k as usize;
-            let faces = self.neighbours(k).into_iter().flatten();
-            let not_solid = faces.filter(|j| j.is_some_and(|j| self.kind[j] != SOLID));
-            self.diagonal[k] = not_solid.count() as f64 + SHIFT;
+            let mut diagonal = 0.0;
+            for (a, pair) in self.neighbours(k).into_iter().enumerate() {
+                for j in pair.into_iter().flatten() {
+                    if self.kind[j] != SOLID {
+                        diagonal += faces[a];
+                    }
+                }
+            }
+            self.diagonal[k] = diagonal + SHIFT;
             self.preconditioner[k] = 1.0 / self.diagonal[k];
             let b = -self.compression[k] * h2;
             self.residual[k] = b;
@@ -619,7 +694,7 @@ impl<const D: usize> CoarseGrid<D> {
         let fluid = core::mem::take(&mut self.fluid);
         while self.iterations < max_iterations {
             self.iterations += 1;
-            self.apply(&fluid, &self.direction, &mut product);
+            self.apply(&fluid, faces, &self.direction, &mut product);
             let mut pap = 0.0;
             for &k in &fluid {
                 let k = k as usize;
@@ -655,8 +730,8 @@ impl<const D: usize> CoarseGrid<D> {
 }
 
 /// The most rest-lattice points along one axis of a cell's support (`2 cell / s + 1`,
-/// with `cell = 2 h` and `h <= 8 s`).
-const MAX_POINTS: usize = 40;
+/// with `cell` below `4 h` on a periodic axis, `2 h` elsewhere, and `h <= 8 s`).
+const MAX_POINTS: usize = 66;
 
 impl<const D: usize> CoarseGrid<D> {
     /// The weight that the rest lattice's points outside the solids and inside the
@@ -671,23 +746,31 @@ impl<const D: usize> CoarseGrid<D> {
         for a in 0..D {
             let ka = rest % self.dims[a];
             rest /= self.dims[a];
-            centre[a] = self.origin[a] + (ka as f32 + 0.5) * self.cell;
-            let first = ((centre[a] - self.cell - lo[a]) / s - 0.5).ceil().max(0.0) as i64;
-            let mut m = first;
+            let cell = self.cell[a];
+            centre[a] = self.origin[a] + (ka as f32 + 0.5) * cell;
+            // On a periodic axis the lattice carries on past the faces, as the
+            // particles' images do, and a point is taken at its place in the domain.
+            let periodic = self.periodic.is_periodic(a);
+            let mut first = ((centre[a] - cell - lo[a]) / s - 0.5).ceil();
+            if !periodic {
+                first = first.max(0.0);
+            }
+            let mut m = first as i64;
             loop {
                 let x = lo[a] + (m as f32 + 0.5) * s;
-                if x > hi[a] || x >= centre[a] + self.cell || counts[a] == MAX_POINTS {
+                if (x > hi[a] && !periodic) || x >= centre[a] + cell || counts[a] == MAX_POINTS {
                     break;
                 }
-                let w = 1.0 - (x - centre[a]).abs() / self.cell;
+                let w = 1.0 - (x - centre[a]).abs() / cell;
                 if w > 0.0 {
-                    points[a][counts[a]] = (x, w);
+                    points[a][counts[a]] = (self.periodic.wrap(a, x).0, w);
                     counts[a] += 1;
                 }
                 m += 1;
             }
         }
-        let reach = self.cell * (D as f32).sqrt();
+        let widest = self.cell.iter().fold(0.0f32, |m, &c| m.max(c));
+        let reach = widest * (D as f32).sqrt();
         let colliders_near = scene.colliders.iter().any(|c| c.distance(centre) < reach);
         if !colliders_near {
             let mut product = 1.0f64;
@@ -802,6 +885,106 @@ mod tests {
             (difference - integral).abs() < 0.05 * integral.abs(),
             "phi rises {difference} where the displacement integrates to {integral}"
         );
+    }
+
+    /// Corrects `points` (squeezed by `squeeze` towards the floor) once in `domain`,
+    /// and gives each particle's displacement.
+    fn displacements(points: &[Vec<f32>; 2], domain: &Domain<2>, s: f32) -> Vec<[f32; 2]> {
+        let mut after = points.clone();
+        let mut grid = CoarseGrid::default();
+        let [x, y] = &mut after;
+        grid.correct(
+            &scene(domain, s),
+            [x.as_mut_slice(), y.as_mut_slice()],
+            None,
+        );
+        assert!(grid.iterations > 0);
+        (0..points[0].len())
+            .map(|i| {
+                let dx = domain.periodicity().image(0, after[0][i] - points[0][i]);
+                [dx, after[1][i] - points[1][i]]
+            })
+            .collect()
+    }
+
+    /// A squeezed column filling a periodic axis reads the same compression at every
+    /// x, so every particle of a row moves up alike (the faces are not seams), and
+    /// away from the side walls a walled column moves the same (to the solve's
+    /// tolerance).
+    #[test]
+    fn a_column_filling_a_periodic_axis_is_lifted_alike_at_every_x() {
+        let (cols, rows) = (40, 48);
+        let (points, walled, s) = column(0.2, cols, rows);
+        let periodic = walled.with_periodic([true, false]).unwrap();
+        let w = displacements(&points, &walled, s);
+        let p = displacements(&points, &periodic, s);
+        let largest = p.iter().fold(0.0f32, |m, u| m.max(u[1].abs()));
+        assert!(largest > 0.1 * s, "the column moved {largest}");
+        for row in 0..rows {
+            let middle = p[row * cols + cols / 2][1];
+            for i in row * cols..(row + 1) * cols {
+                assert!(
+                    p[i][0].abs() < 1e-4 * s,
+                    "particle {i} moved sideways {:?}",
+                    p[i]
+                );
+                assert!(
+                    (p[i][1] - middle).abs() < 1e-3 * largest,
+                    "row {row}: particle {i} moved {:?}, the middle {middle}",
+                    p[i]
+                );
+                let x = points[0][i];
+                if (0.5..1.5).contains(&x) {
+                    assert!(
+                        (w[i][1] - p[i][1]).abs() < 0.03 * largest,
+                        "particle {i}: walled {:?}, periodic {:?}",
+                        w[i],
+                        p[i]
+                    );
+                }
+            }
+        }
+    }
+
+    /// On a periodic axis the correction does not depend on where the fluid sits: a
+    /// squeezed block straddling the faces moves as the same block in the middle.
+    #[test]
+    fn a_block_across_the_periodic_faces_moves_as_one_in_the_middle() {
+        let (middle, domain, s) = column(0.2, 20, 48);
+        // The block 20 spacings wide in a period of 60 (3.0, 15 cells of 2 h).
+        let domain = Domain::new(domain.lo(), [3.0, domain.hi()[1]])
+            .unwrap()
+            .with_periodic([true, false])
+            .unwrap();
+        let shift = |points: &[Vec<f32>; 2], by: f32| {
+            let x = points[0]
+                .iter()
+                .map(|&x| domain.periodicity().wrap(0, x + by).0)
+                .collect();
+            [x, points[1].clone()]
+        };
+        // Six cells to the middle, and eleven cells on, where it straddles x = 3.
+        let inside = shift(&middle, 1.2);
+        let across = shift(&middle, 2.2);
+        assert!(across[0].iter().any(|&x| x < 0.5) && across[0].iter().any(|&x| x > 2.5));
+        let a = displacements(&inside, &domain, s);
+        let b = displacements(&across, &domain, s);
+        let largest = a
+            .iter()
+            .fold(0.0f32, |m, u| m.max(u[0].abs().max(u[1].abs())));
+        assert!(largest > 0.1 * s, "the block moved {largest}");
+        for (i, (a, b)) in a.iter().zip(&b).enumerate() {
+            for axis in 0..2 {
+                assert!(
+                    (a[axis] - b[axis]).abs() < 2e-3 * largest,
+                    "particle {i}: in the middle {a:?}, across the faces {b:?}"
+                );
+            }
+        }
+        // The block spreads sideways as well as up: the correction reaches across the
+        // faces as it does inside.
+        let sideways = b.iter().fold(0.0f32, |m, u| m.max(u[0].abs()));
+        assert!(sideways > 0.1 * largest, "sideways {sideways} of {largest}");
     }
 
     #[test]

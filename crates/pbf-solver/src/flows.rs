@@ -365,8 +365,9 @@ impl Couette {
 const MAX_SERIES_TERMS: u32 = 1_000_000;
 
 /// A 2D channel periodic along x between no-slip plates, filled at rest at the
-/// flows' spacing: no XSPH, no vorticity confinement, no coarse correction (it does
-/// not wrap around a periodic axis).
+/// flows' spacing: no XSPH, no vorticity confinement, no coarse correction (no
+/// gravity across the channel squeezes it, and the checks are of the viscosity
+/// alone).
 struct Channel {
     /// Particles across (`H = rows s`).
     rows: usize,

@@ -7,9 +7,10 @@ use crate::common;
 
 use pbf_solver::{Backend, CoreError, Domain, Params, ParamsBuilder, Solver};
 
-/// Parameters without the coarse correction (which a periodic domain refuses).
+/// The library's default parameters, the coarse correction (which wraps around the
+/// periodic axes) included.
 fn builder<const D: usize>(spacing: f32) -> ParamsBuilder<D> {
-    Params::<D>::builder(spacing).coarse_correction(false)
+    Params::<D>::builder(spacing)
 }
 
 #[test]
@@ -271,18 +272,6 @@ fn bad_periodic_settings_are_errors() {
         .with_periodic([true, false])
         .unwrap();
     assert!(Solver::new(builder::<2>(0.05).build().unwrap(), three).is_ok());
-    // The coarse correction does not wrap.
-    let coarse = Solver::new(Params::<2>::builder(0.05).build().unwrap(), three);
-    assert!(
-        matches!(
-            coarse,
-            Err(CoreError::InvalidParameter {
-                field: "coarse_correction",
-                ..
-            })
-        ),
-        "{coarse:?}"
-    );
     // A period that overflows f32.
     let huge = Domain::new([-3e38, 0.0], [3e38, 1.0]).unwrap();
     assert!(matches!(

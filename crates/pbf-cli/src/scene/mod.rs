@@ -34,8 +34,7 @@
 //! wall = "free-slip"                 # optional: or "no-slip" (needs viscosity > 0), or
 //!                                    # per axis [lo face, hi face]: [["free-slip", "free-slip"], ["no-slip", "no-slip"], ...]
 //! periodic = [false, false, false]   # optional, one flag an axis: a periodic axis has no
-//!                                    # walls; it needs coarse_correction = false and a
-//!                                    # length of at least three kernel radii
+//!                                    # walls and a length of at least three kernel radii
 //!
 //! [[collider]]                       # any number
 //! shape = "sphere"                   # plane: point, normal; box: center, half_extents;

@@ -253,9 +253,10 @@ impl<const D: usize> Domain<D> {
     /// A periodic axis must be at least three kernel radii long:
     /// [`Solver::new`](crate::Solver::new) checks it, where h is known. The coarse
     /// density correction ([`ParamsBuilder::coarse_correction`](crate::ParamsBuilder::coarse_correction))
-    /// does not wrap: `Solver::new` rejects it with a periodic axis. Without it the
-    /// Jacobi passes alone hold the fluid, and they move information about one kernel
-    /// radius a pass: fluid many kernel radii deep under gravity needs
+    /// wraps around a periodic axis too: its grid divides the period into whole cells
+    /// at least `2 h` wide. Without it the Jacobi passes alone hold the fluid, and
+    /// they move information about one kernel radius a pass: fluid many kernel radii
+    /// deep under gravity then needs
     /// [`Iterations::Adaptive`](crate::Iterations::Adaptive) (a few fixed iterations
     /// leave it compressed, and a deep enough column collapses).
     ///
@@ -269,7 +270,7 @@ impl<const D: usize> Domain<D> {
     /// // A channel periodic in x, with walls at the bottom and the top.
     /// let domain = Domain::new([0.0, 0.0], [1.0, 0.5])?.with_periodic([true, false])?;
     /// assert_eq!(domain.periodic(), [true, false]);
-    /// let params = Params::<2>::builder(0.02).coarse_correction(false).build()?;
+    /// let params = Params::<2>::builder(0.02).build()?;
     /// let mut solver = Solver::new(params, domain)?;
     /// // A particle moving right through the face x = 1 comes back at x = 0.
     /// solver.add_particles(&[[0.995, 0.25]], Some(&[[1.0, 0.0]]))?;

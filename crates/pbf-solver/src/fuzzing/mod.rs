@@ -75,9 +75,8 @@ struct Boundaries<const D: usize> {
 
 /// The parameters of an input and the boundaries its mask picks (mask bits 17-19:
 /// no coarse correction, a viscosity, no-slip walls by the next byte's bits; bits
-/// 20-22: the periodic axes). A periodic axis with the coarse correction, or a
-/// no-slip wall without a viscosity, is an error of `Solver::new` or
-/// `Solver::add_collider`, which the harness expects.
+/// 20-22: the periodic axes). A no-slip wall without a viscosity is an error of
+/// `Solver::new` or `Solver::add_collider`, which the harness expects.
 fn params<const D: usize>(r: &mut ByteReader<'_>) -> (Result<Params<D>, CoreError>, Boundaries<D>) {
     let spacing = if r.u8() & 1 == 1 {
         r.f32_bits()
@@ -293,14 +292,13 @@ fn set_up<const D: usize>(
     };
     let mut solver = match Solver::new(params.clone(), domain) {
         Ok(s) => s,
-        // A periodic axis shorter than 3 h, the coarse correction on a periodic domain,
-        // a no-slip face without a viscosity: refused as documented.
+        // A periodic axis shorter than 3 h, a no-slip face without a viscosity: refused
+        // as documented.
         Err(
             CoreError::InvalidCollider { .. }
             | CoreError::Kernel(_)
             | CoreError::InvalidParameter {
-                field: "coarse_correction" | "viscosity",
-                ..
+                field: "viscosity", ..
             },
         ) => return None,
         Err(e) => panic!("Solver::new gave {e:?}"),
@@ -558,14 +556,22 @@ mod tests {
         }
         // The harness itself, with its twin.
         solver_step(&input);
-        // With the coarse correction left on, `Solver::new` refuses the periodic
-        // domain, and the harness skips the input.
-        let mut refused = input.clone();
-        refused[5] = 0x1C;
-        let mut r = ByteReader::new(&refused[1..]);
+        // With the coarse correction left on, the correction wraps around the
+        // periodic axis.
+        let mut coarse = input.clone();
+        coarse[5] = 0x1C;
+        let mut r = ByteReader::new(&coarse[1..]);
         let (built, boundaries) = params::<2>(&mut r);
-        assert!(set_up(refused[0], built.unwrap(), boundaries, &mut r).is_none());
-        solver_step(&refused);
+        let built = built.expect("valid parameters");
+        assert!(built.coarse_correction());
+        let mut s = set_up(coarse[0], built, boundaries, &mut r).expect("a periodic solver");
+        assert_eq!(s.domain().periodic(), [true, false]);
+        for _ in 0..MAX_STEPS {
+            s.step()
+                .expect("the periodic solver steps with the correction");
+            check_particles(&s);
+        }
+        solver_step(&coarse);
     }
 
     /// Whether `input` sets up a periodic solver with particles whose first step

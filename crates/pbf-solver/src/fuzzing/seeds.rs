@@ -47,9 +47,8 @@ pub fn checkpoint_seeds() -> Vec<(&'static str, Vec<u8>)> {
 }
 
 /// A 3D seed with periodic axes: a layer of fluid 96 particles strong flowing along
-/// x over a no-slip floor, in a domain periodic along x and z (without the coarse
-/// correction, which a periodic domain refuses), with a physical viscosity and a
-/// solid sphere it flows around.
+/// x over a no-slip floor, in a domain periodic along x and z, without the coarse
+/// correction, with a physical viscosity and a solid sphere it flows around.
 fn seed_periodic() -> Solver<3> {
     let params = Params::<3>::builder(0.1)
         .coarse_correction(false)

@@ -232,7 +232,8 @@ impl<const D: usize> ParamsBuilder<D> {
         /// displacement, the wall taking the momentum as it does in the passes.
         ///
         /// The grid covers the domain (the particles' bounding box where the domain is
-        /// much larger than the fluid); a step whose spray would stretch even that
+        /// much larger than the fluid) and wraps around its periodic axes, each
+        /// divided into whole cells at least `2 h` wide; a step whose spray would stretch even that
         /// beyond 8 cells a particle goes without the correction (the passes still
         /// hold every particle).
         ///

@@ -206,9 +206,7 @@ impl<const D: usize> Solver<D> {
     /// constants support; [`CoreError::InvalidCollider`] when the domain spans more
     /// cells of size h than the neighbour search can index (2^21 per axis in 3D), or
     /// (field `domain.periodic`) when a periodic axis is shorter than three kernel
-    /// radii; [`CoreError::InvalidParameter`] naming `coarse_correction` when the
-    /// domain has a periodic axis and the parameters ask for the coarse correction,
-    /// which does not wrap, and naming `viscosity` when the domain has a no-slip wall
+    /// radii; [`CoreError::InvalidParameter`] naming `viscosity` when the domain has a no-slip wall
     /// ([`Wall::NoSlip`](crate::Wall::NoSlip)) and the viscosity is 0.
     ///
     /// ```
@@ -253,13 +251,6 @@ impl<const D: usize> Solver<D> {
                     reason: "a periodic axis must be at least three kernel radii long",
                 });
             }
-        }
-        if domain.is_periodic() && params.coarse_correction() {
-            return Err(CoreError::InvalidParameter {
-                field: "coarse_correction",
-                value: 1.0,
-                reason: "the coarse correction does not wrap around periodic axes: turn it off for a periodic domain",
-            });
         }
         if domain.has_no_slip() && params.viscosity() == 0.0 {
             return Err(CoreError::InvalidParameter {
