@@ -191,6 +191,44 @@ fn pbf_validate_writes_the_document_and_its_plots() {
     assert_eq!(err.unwrap_err().exit_code(), 2);
 }
 
+/// The dam-break section reports the refinement runs and, at one width, what else
+/// the front depends on: the time step, the tensile correction and a viscous floor,
+/// each run's figures in its table.
+#[test]
+fn pbf_validate_reports_what_else_the_dam_break_front_depends_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let (result, _) = common::run(&[
+        "validate",
+        "--quick",
+        "--only",
+        "dam-break",
+        "--out",
+        common::arg(dir.path()),
+    ]);
+    let pbf_cli::Outcome::Validated(report) = result.unwrap() else {
+        panic!("not a validation outcome");
+    };
+    let runs = &report.dam_break_sensitivity;
+    assert_eq!(runs.len(), 8);
+    let base = runs[0].1.spec;
+    assert_eq!((base.dimension, base.width), (2, 12));
+    // The time steps halve, the tensile correction goes off, the floor turns viscous.
+    assert_eq!(runs[3].1.spec.time_step, base.time_step / 8.0);
+    assert!(!runs[4].1.spec.tensile && runs[4].1.spec.viscosity == 0.0);
+    assert!(runs[6].1.spec.tensile && runs[6].1.spec.viscosity > 0.0);
+    let text = std::fs::read_to_string(dir.path().join("VALIDATION.md")).unwrap();
+    assert!(text.contains("What else the front depends on"), "{text}");
+    for (label, curve) in runs {
+        let mean = deviation(curve, &martin_moyce()).mean;
+        assert!(mean.is_finite(), "{label}: {mean}");
+        let row = format!(
+            "| {label} | {:.2} ms | {mean:.3} a |",
+            1e3 * curve.spec.time_step
+        );
+        assert!(text.contains(&row), "{row} in {text}");
+    }
+}
+
 /// Every particle of the built-in 3D glass, at every step of `seconds`, stays within
 /// the glass's inner radius and above its floor, and from one second on (once the
 /// block, which starts with its middle at the rim, has fallen in) below its rim:

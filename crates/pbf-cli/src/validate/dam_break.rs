@@ -3,7 +3,7 @@
 //! `Z = z / a`, against `T = t sqrt(2 g / a)`, beside the published points.
 
 use pbf_solver::scenes::scene_time_step;
-use pbf_solver::{CoreError, Domain, Iterations, Params, Solver};
+use pbf_solver::{CoreError, Domain, Iterations, Params, Solver, Wall};
 
 use super::stability::SPACING;
 
@@ -83,6 +83,12 @@ pub struct DamBreakSpec {
     /// far edge of the farthest column (one spacing wide) whose fluid is at least `d`
     /// spacings deep ([`front_by_depth`]).
     pub front_depth: Option<f32>,
+    /// The kinematic viscosity in m^2/s (at the run's scale; 0: none), and with it a
+    /// no-slip floor ([`water_viscosity`] gives the experiment's).
+    pub viscosity: f32,
+    /// Whether the tensile correction `s_corr` acts (at the library's default
+    /// strength) or is off.
+    pub tensile: bool,
 }
 
 impl DamBreakSpec {
@@ -100,6 +106,8 @@ impl DamBreakSpec {
             scale: 1.0,
             relax: false,
             front_depth: None,
+            viscosity: 0.0,
+            tensile: true,
         }
     }
 
@@ -139,6 +147,29 @@ pub const REFINEMENT_DENSITY_ERROR: f32 = 0.5;
 /// of single particles that outruns the surge is not what the experiment's front
 /// was read from.
 pub const FRONT_DEPTH: f32 = 2.0;
+
+/// The width of the wider column of Martin & Moyce's experiment: 2.25 in, in metres.
+pub const EXPERIMENT_WIDTH: f64 = 2.25 * 0.0254;
+
+/// The kinematic viscosity of water (m^2/s, at 20 C).
+pub const WATER_VISCOSITY: f64 = 1.0e-6;
+
+/// The kinematic viscosity that gives a column `width` particles wide (at the
+/// study's spacing and `g = 9.81`) the Reynolds number `sqrt(g a) a / nu` of water in
+/// the experiment's 2.25 in column: `nu = nu_water (a / a_experiment)^(3/2)`. The
+/// experiment's wall friction acts through it on a no-slip floor
+/// ([`DamBreakSpec::viscosity`]).
+///
+/// ```
+/// // A column 1.25 m wide (25 particles) behaves as the 57 mm one of water with
+/// // about a hundred times water's viscosity.
+/// let nu = pbf_cli::validate::water_viscosity(25);
+/// assert!((nu - 1.02e-4).abs() < 1e-6, "{nu}");
+/// ```
+pub fn water_viscosity(width: usize) -> f32 {
+    let a = width as f64 * f64::from(SPACING);
+    (WATER_VISCOSITY * (a / EXPERIMENT_WIDTH).powf(1.5)) as f32
+}
 
 /// The front curve of a run.
 ///
@@ -194,7 +225,13 @@ fn front<const D: usize>(spec: &DamBreakSpec) -> Result<FrontCurve, CoreError> {
         .time_step(spec.time_step)
         .iterations(spec.iterations)
         .gravity(gravity)
-        .build()?;
+        .viscosity(spec.viscosity);
+    let params = if spec.tensile {
+        params
+    } else {
+        params.s_corr_k(0.0)
+    }
+    .build()?;
     let mut hi = [0.0; D];
     hi[0] = 16.0 * a;
     hi[1] = 2.5 * a;
@@ -206,7 +243,11 @@ fn front<const D: usize>(spec: &DamBreakSpec) -> Result<FrontCurve, CoreError> {
         column[2] = hi[2];
     }
     let time_scale = (2.0 * f64::from(g) / f64::from(a)).sqrt();
-    let mut solver = Solver::new(params.clone(), Domain::new([0.0; D], hi)?)?;
+    let mut walls = [[Wall::FreeSlip; 2]; D];
+    if spec.viscosity > 0.0 {
+        walls[1][0] = Wall::NoSlip;
+    }
+    let mut solver = Solver::new(params.clone(), Domain::new([0.0; D], hi)?.with_walls(walls))?;
     if spec.relax {
         let mut gate = hi;
         gate[0] = a;

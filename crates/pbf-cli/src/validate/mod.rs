@@ -15,9 +15,9 @@ pub use conservation::{
     scale_invariance,
 };
 pub use dam_break::{
-    DamBreakSpec, Deviation, FRONT_DEPTH, FrontCurve, MARTIN_MOYCE_CSV, REFINEMENT_DENSITY_ERROR,
-    RITTER_FRONT_SPEED, ReferencePoint, deviation, front_by_depth, late_front_speed, martin_moyce,
-    run_dam_break,
+    DamBreakSpec, Deviation, EXPERIMENT_WIDTH, FRONT_DEPTH, FrontCurve, MARTIN_MOYCE_CSV,
+    REFINEMENT_DENSITY_ERROR, RITTER_FRONT_SPEED, ReferencePoint, WATER_VISCOSITY, deviation,
+    front_by_depth, late_front_speed, martin_moyce, run_dam_break, water_viscosity,
 };
 pub use hydrostatic::{
     HYDROSTATIC_TOLERANCE, HydrostaticRun, HydrostaticSpec, SETTLED_ENERGY, hydrostatic_column,

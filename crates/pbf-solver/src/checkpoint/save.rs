@@ -162,7 +162,7 @@ fn encode<const D: usize>(solver: &Solver<D>) -> Result<Vec<u8>, CoreError> {
         },
         // None without a periodic axis: the payload of such a solver is version 6's
         // with one byte more.
-        domain_periodic: if domain.is_periodic() {
+        domain_periodic: if domain.periodic().contains(&true) {
             domain.periodic().to_vec()
         } else {
             Vec::new()

@@ -308,11 +308,6 @@ impl<const D: usize> Domain<D> {
         self.periodic
     }
 
-    /// Whether some axis is periodic.
-    pub(crate) fn is_periodic(&self) -> bool {
-        self.periodic.iter().any(|&p| p)
-    }
-
     /// The periodic axes as the neighbour search takes them.
     pub(crate) fn periodicity(&self) -> pbf_grid::Periodic {
         pbf_grid::Periodic::new(self.lo, self.hi, self.periodic)

@@ -580,8 +580,9 @@ mod tests {
         let mut r = ByteReader::new(&input[1..]);
         let (built, boundaries) = params::<D>(&mut r);
         built.is_ok_and(|p| {
-            set_up(input[0], p, boundaries, &mut r)
-                .is_some_and(|mut s| s.domain().is_periodic() && !s.is_empty() && s.step().is_ok())
+            set_up(input[0], p, boundaries, &mut r).is_some_and(|mut s| {
+                s.domain().periodic().contains(&true) && !s.is_empty() && s.step().is_ok()
+            })
         })
     }
 

@@ -102,6 +102,8 @@ pub struct ValidationReport {
     pub columns: Vec<ColumnResult>,
     /// Dam-break front curves with their deviation from the published points.
     pub dam_breaks: Vec<(FrontCurve, Deviation)>,
+    /// The dam break's sensitivity runs at one width: what each varies, and its curve.
+    pub dam_break_sensitivity: Vec<(String, FrontCurve)>,
     /// Closed-box energy traces.
     pub energy: Vec<EnergyTrace>,
     /// Momentum traces.
