@@ -14,8 +14,8 @@
 //! each side.
 //!
 //! Criterion's `step` bench times the two sizes one after the other, a minute apart.
-//! On a shared machine the small scene's step moves by 10% or more over a few seconds
-//! (2.3 against 2.7 ms at the same step of the same run), so the ratio of two
+//! On a shared machine the small scene's step moves by 10% or more over a few seconds,
+//! so the ratio of two
 //! criterion runs moves with it. Here each round times one step of the large scene
 //! and then, straight after, enough steps of the small scene to take about as long;
 //! both sides of a round's ratio see the same stretch of the machine. The report

@@ -995,9 +995,9 @@ mod tests {
         let rest_top = 47.5 * s;
         let (from, to) = (top(&before[1]), top(&after[1]));
         // The squeeze left the top (rest_top - from) below its rest height; the
-        // correction lifts it by most of that (measured: 64%; the partly filled cells
-        // at the surface read less compression than there is, and the Jacobi passes
-        // finish the job), and never past it.
+        // correction lifts it by most of that (the partly filled cells at the surface
+        // read less compression than there is, and the Jacobi passes finish the job),
+        // and never past it.
         let lift = (to - from) / (rest_top - from);
         assert!((0.55..=1.1).contains(&lift), "lifted {lift} of the squeeze");
         // Nothing is pushed down (beyond a hundredth of a spacing at the floor, where
