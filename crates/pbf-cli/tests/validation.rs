@@ -219,6 +219,7 @@ fn pbf_validate_reports_what_else_the_dam_break_front_depends_on() {
     assert!(runs[8].1.spec.tensile && runs[8].1.spec.viscosity > 0.0);
     let text = std::fs::read_to_string(dir.path().join("VALIDATION.md")).unwrap();
     assert!(text.contains("What else the front depends on"), "{text}");
+    assert!(text.contains("At the time step and a half"), "{text}");
     for (label, curve) in runs {
         let mean = deviation(curve, &martin_moyce()).mean;
         assert!(mean.is_finite(), "{label}: {mean}");
