@@ -6,9 +6,10 @@ use crate::common;
 
 use pbf_cli::validate::{
     DamBreakSpec, ENERGY_TOLERANCE, GLASS_HEIGHT, HYDROSTATIC_TOLERANCE, HydrostaticSpec,
-    RITTER_FRONT_SPEED, SETTLED_ENERGY, StabilityCell, StabilityTiming, deviation,
-    energy_in_a_closed_box, hydrostatic_column, late_front_speed, martin_moyce,
-    momentum_without_walls, run_dam_break, run_stability_cell, scale_invariance,
+    RITTER_FRONT_SPEED, SETTLED_ENERGY, SPLASH_CUBE_SIDE, SPLASH_GRAVITY, SPLASH_RIM, SplashSpec,
+    StabilityCell, StabilityTiming, deviation, energy_in_a_closed_box, hydrostatic_column,
+    late_front_speed, martin_moyce, momentum_without_walls, run_dam_break, run_splash,
+    run_stability_cell, scale_invariance, splash_settles,
 };
 
 /// The collapse of the relaxed column under refinement converges towards the
@@ -354,5 +355,72 @@ fn a_settled_columns_pressure_rises_with_depth_by_its_weight() {
         rising + 2 >= r.by_depth.len() - 1,
         "pressures by depth {:?}",
         r.by_depth
+    );
+}
+
+/// The stability section reports one glass of one size under refinement, with the
+/// coarse correction on and off: every run's highest rise in its row, the plot, and
+/// the verdict of the criterion the figures give.
+#[test]
+fn pbf_validate_reports_the_splash_of_one_glass_under_refinement() {
+    let dir = tempfile::tempdir().unwrap();
+    let (result, _) = common::run(&[
+        "validate",
+        "--quick",
+        "--only",
+        "stability",
+        "--out",
+        common::arg(dir.path()),
+    ]);
+    let pbf_cli::Outcome::Validated(report) = result.unwrap() else {
+        panic!("not a validation outcome");
+    };
+    let runs = &report.splash;
+    let sides: Vec<(usize, bool)> = runs
+        .iter()
+        .map(|r| (r.spec.side_particles, r.spec.coarse_correction))
+        .collect();
+    assert_eq!(
+        sides,
+        [
+            (6, true),
+            (8, true),
+            (12, true),
+            (6, false),
+            (8, false),
+            (12, false)
+        ]
+    );
+    let landing = (0.5 * f64::from(SPLASH_CUBE_SIDE) / f64::from(SPLASH_GRAVITY)).sqrt();
+    let text = std::fs::read_to_string(dir.path().join("VALIDATION.md")).unwrap();
+    assert!(
+        text.contains("### 1.2 The splash under refinement"),
+        "{text}"
+    );
+    for r in runs {
+        let n = r.spec.side_particles;
+        assert_eq!(r.particles, n * n * n);
+        // Nothing reaches the tall glass's rim, and the highest rise comes after the
+        // landing, at least as high as the cube's top layer then.
+        assert_eq!(r.escaped, 0, "{n} a side");
+        assert!(r.time_of_highest >= landing, "{n} a side: {r:?}");
+        assert!(r.highest_rise > 0.8 && r.highest_rise < SPLASH_RIM, "{r:?}");
+        let figure = format!("{:.2} | {:.2} |", r.highest_rise, r.time_of_highest);
+        assert!(text.contains(&figure), "{figure} in {text}");
+    }
+    let verdict = if splash_settles(runs).unwrap() {
+        "**The splash height settles"
+    } else {
+        "**The splash height does not settle"
+    };
+    assert!(text.contains(verdict), "{verdict} in {text}");
+    let png = std::fs::read(dir.path().join("validation").join("splash.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG"));
+    assert!(
+        run_splash(&SplashSpec {
+            side_particles: 1,
+            coarse_correction: true
+        })
+        .is_err()
     );
 }

@@ -7,6 +7,7 @@ mod hydrostatic;
 mod incompressibility;
 mod plot;
 mod report;
+mod splash;
 mod stability;
 mod viscosity;
 
@@ -24,6 +25,10 @@ pub use hydrostatic::{
 };
 pub use incompressibility::{ColumnResult, ColumnSpec, run_column};
 pub use report::{Part, ValidateOptions, ValidationReport, validate};
+pub use splash::{
+    SPLASH_CONVERGED, SPLASH_CUBE_SIDE, SPLASH_DURATION, SPLASH_GRAVITY, SPLASH_ITERATIONS,
+    SPLASH_RIM, SPLASH_STEP_SPEED, SplashRun, SplashSpec, run_splash, splash_settles,
+};
 pub use stability::{
     ENERGY_TOLERANCE, GLASS_HEIGHT, MAX_DENSITY_ERROR, MAX_EXTRA_SETTLE, SPACING, StabilityCell,
     StabilityResult, StabilityTiming, UNSTABLE_SPEED_OVER_H, run_stability_cell, stability_grid,

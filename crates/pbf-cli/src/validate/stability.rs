@@ -190,30 +190,70 @@ impl StabilityResult {
 /// floor (see criterion (d) of [`StabilityResult::stable`]).
 pub const GLASS_HEIGHT: f32 = 3.0;
 
-/// The glass of a cell and where its inside is.
-struct Glass {
-    solver: Solver<3>,
+/// A glass and the cube of fluid held above its floor: what [`glass`] builds.
+pub(crate) struct GlassSpec {
+    /// Particles along each side of the cube.
+    pub side: usize,
+    /// The particle spacing `s` (h = 2 s).
+    pub spacing: f32,
+    /// The magnitude of gravity, pointing down `-y`.
+    pub gravity: f32,
+    /// The time step in seconds.
+    pub time_step: f32,
+    /// Constraint iterations per step (fixed).
+    pub iterations: u32,
+    /// Whether the solver runs the coarse density correction.
+    pub coarse_correction: bool,
+    /// The glass's inner height in cube sides: its rim stands this far above its floor.
+    pub rim: f32,
+}
+
+impl GlassSpec {
+    /// The glass of a stability cell: a cube of `round(cbrt(particles))` particles a
+    /// side at [`SPACING`], the rim [`GLASS_HEIGHT`] sides above the floor.
+    fn of_cell(cell: &StabilityCell) -> Self {
+        Self {
+            side: ((cell.particles as f64).cbrt().round() as usize).max(2),
+            spacing: SPACING,
+            gravity: cell.gravity_over_h * 2.0 * SPACING,
+            time_step: cell.time_step,
+            iterations: cell.iterations,
+            coarse_correction: cell.coarse_correction,
+            rim: GLASS_HEIGHT,
+        }
+    }
+}
+
+/// The glass of a run and where its inside is.
+pub(crate) struct Glass {
+    pub solver: Solver<3>,
     centre: [f32; 2],
     inner_radius: f32,
-    floor: f32,
-    side: f32,
+    /// The height of the glass's floor.
+    pub floor: f32,
+    /// The cube's side `b`.
+    pub side: f32,
+    /// The rim's height above the floor in cube sides.
+    rim: f32,
 }
 
 impl Glass {
-    fn escaped(&self) -> usize {
+    /// How many particles are outside the glass: beyond its wall, below its floor or
+    /// above its rim.
+    pub fn escaped(&self) -> usize {
         let p = self.solver.positions();
         (0..self.solver.len())
             .filter(|&i| {
                 let (dx, dz) = (p[0][i] - self.centre[0], p[2][i] - self.centre[1]);
                 (dx * dx + dz * dz).sqrt() > self.inner_radius
                     || p[1][i] < self.floor
-                    || p[1][i] > self.floor + GLASS_HEIGHT * self.side
+                    || p[1][i] > self.floor + self.rim * self.side
             })
             .count()
     }
 
     /// The highest particle above the floor, in cube sides.
-    fn rise(&self) -> f32 {
+    pub fn rise(&self) -> f32 {
         let top = self.solver.positions()[1]
             .iter()
             .fold(f32::NEG_INFINITY, |m, &y| m.max(y));
@@ -221,31 +261,28 @@ impl Glass {
     }
 }
 
-/// A cube of fluid, `n = round(cbrt(particles))` spacings on a side (`b = n s`), held a
-/// quarter of its side above the floor of a glass of inner radius `0.75 b + 2 s` and
-/// inner height [`GLASS_HEIGHT`] `b`: it falls, splashes and settles about `0.57 b`
-/// deep. The walls are at least eight spacings
-/// thick, and six times the distance a particle falling from the top of the block moves
-/// in one step (kept from when containers let particles that got more than half-way
-/// into a wall out on the far side; colliders now never do).
-fn glass(cell: &StabilityCell) -> Result<Glass, CoreError> {
-    let n = ((cell.particles as f64).cbrt().round() as usize).max(2);
-    let s = SPACING;
-    let h = 2.0 * s;
-    let b = n as f32 * s;
-    let gravity = cell.gravity_over_h * h;
+/// A cube of fluid, `spec.side` spacings on a side (`b = side s`), held a quarter of
+/// its side above the floor of a glass of inner radius `0.75 b + 2 s` and inner height
+/// `spec.rim` `b`: it falls, splashes and settles about `0.57 b` deep. The walls are at
+/// least eight spacings thick, and six times the distance a particle falling from the
+/// top of the block moves in one step (kept from when containers let particles that
+/// got more than half-way into a wall out on the far side; colliders now never do).
+/// The domain reaches `0.75 b` above the rim.
+pub(crate) fn glass(spec: &GlassSpec) -> Result<Glass, CoreError> {
+    let s = spec.spacing;
+    let b = spec.side as f32 * s;
     let drop = 0.25 * b;
     let inner_radius = 0.75 * b + 2.0 * s;
-    let inner_height = GLASS_HEIGHT * b;
-    let fastest = (2.0 * gravity.abs() * (drop + b)).sqrt();
-    let wall = (8.0 * s).max(6.0 * fastest * cell.time_step);
+    let inner_height = spec.rim * b;
+    let fastest = (2.0 * spec.gravity.abs() * (drop + b)).sqrt();
+    let wall = (8.0 * s).max(6.0 * fastest * spec.time_step);
     let floor = wall;
     let width = 2.0 * (inner_radius + wall) + 2.0 * s;
     let params = Params::<3>::builder(s)
-        .time_step(cell.time_step)
-        .iterations(Iterations::Fixed(cell.iterations))
-        .gravity([0.0, -gravity, 0.0])
-        .coarse_correction(cell.coarse_correction)
+        .time_step(spec.time_step)
+        .iterations(Iterations::Fixed(spec.iterations))
+        .gravity([0.0, -spec.gravity, 0.0])
+        .coarse_correction(spec.coarse_correction)
         .build()?;
     let top = floor + inner_height + 0.75 * b;
     let mut solver = Solver::new(params, Domain::new([0.0; 3], [width, top, width])?)?;
@@ -269,6 +306,7 @@ fn glass(cell: &StabilityCell) -> Result<Glass, CoreError> {
         inner_radius,
         floor,
         side: b,
+        rim: spec.rim,
     })
 }
 
@@ -289,7 +327,7 @@ pub fn run_stability_cell(
     timing: StabilityTiming,
 ) -> Result<StabilityResult, CoreError> {
     let start = Instant::now();
-    let mut g = glass(cell)?;
+    let mut g = glass(&GlassSpec::of_cell(cell))?;
     let dt = f64::from(cell.time_step);
     let min_settle_steps = (timing.settle / dt).round() as u64;
     let max_settle_steps = ((timing.settle + MAX_EXTRA_SETTLE) / dt).round() as u64;

@@ -2,7 +2,7 @@
 //!
 //! One concept per file: the parts, the options, the report and the run as a whole
 //! here; the document's opening in `header`; each part's runs and section in
-//! `stability`, `incompressibility`, `dam_break`, `conservation`, `viscosity` and
+//! `stability` and `splash`, `incompressibility`, `dam_break`, `conservation`, `viscosity` and
 //! `hydrostatic`.
 
 mod conservation;
@@ -10,6 +10,7 @@ mod dam_break;
 mod header;
 mod hydrostatic;
 mod incompressibility;
+mod splash;
 mod stability;
 mod viscosity;
 
@@ -21,6 +22,7 @@ use super::conservation::{EnergyTrace, MomentumTrace, ScaleInvariance};
 use super::dam_break::{Deviation, FrontCurve};
 use super::hydrostatic::HydrostaticRun;
 use super::incompressibility::ColumnResult;
+use super::splash::SplashRun;
 use super::stability::StabilityResult;
 use super::viscosity::{CouetteRun, PoiseuilleRun, ShearDecay};
 use crate::error::CliError;
@@ -98,6 +100,8 @@ impl ValidateOptions {
 pub struct ValidationReport {
     /// The stability cells.
     pub stability: Vec<StabilityResult>,
+    /// One glass of one size at several resolutions, correction on then off.
+    pub splash: Vec<SplashRun>,
     /// The column under each fixed iteration count, then the adaptive mode.
     pub columns: Vec<ColumnResult>,
     /// Dam-break front curves with their deviation from the published points.
@@ -152,6 +156,7 @@ pub fn validate(
     let quick = options.quick;
     if options.runs(Part::Stability) {
         stability::run(quick, log, &mut report)?;
+        splash::run(quick, log, &mut report)?;
     }
     if options.runs(Part::Incompressibility) {
         incompressibility::run(quick, log, &mut report)?;
@@ -191,6 +196,9 @@ fn document(
     header::write(&mut md, options, r);
     if !r.stability.is_empty() {
         stability::section(&mut md, r, stability::timing(options.quick), plots)?;
+    }
+    if !r.splash.is_empty() {
+        splash::section(&mut md, r, plots)?;
     }
     if !r.columns.is_empty() {
         incompressibility::section(&mut md, r, plots)?;
