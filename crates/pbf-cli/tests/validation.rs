@@ -290,7 +290,20 @@ fn pbf_validate_writes_the_shear_wave_section() {
     let pbf_cli::Outcome::Validated(report) = result.unwrap() else {
         panic!("not a validation outcome");
     };
-    assert_eq!(report.shear.len(), 2, "two walls");
+    let modes: Vec<_> = report
+        .shear
+        .iter()
+        .map(|r| (r.wall, r.half_waves))
+        .collect();
+    assert_eq!(
+        modes,
+        [
+            (pbf_solver::Wall::FreeSlip, 1),
+            (pbf_solver::Wall::NoSlip, 1),
+            (pbf_solver::Wall::NoSlip, 2)
+        ],
+        "each wall's slowest mode, and the no-slip one without a net flow"
+    );
     let text = std::fs::read_to_string(dir.path().join("VALIDATION.md")).unwrap();
     assert!(text.contains("## 5. Physical viscosity"));
     for r in &report.shear {

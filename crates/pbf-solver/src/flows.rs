@@ -5,10 +5,12 @@ use crate::{Backend, CoreError, Domain, Params, Solver, Wall};
 
 /// A decaying shear wave in a 2D channel: `v_x = A f(y)` between two walls `H` apart,
 /// no gravity, no XSPH, no vorticity confinement. By the diffusion equation its
-/// amplitude decays as `exp(-nu k^2 t)`: between free-slip walls the mode
-/// `f = cos(pi y / H)` (`k = pi / H`), between no-slip walls `f = sin(2 pi y / H)`
-/// (`k = 2 pi / H`). The channel is periodic along x, `2 H` long: no end disturbs
-/// the flow, and the amplitude is fitted over every particle.
+/// amplitude decays as `exp(-nu k^2 t)`, with `n` half waves across the channel
+/// (`k = n pi / H`): between free-slip walls the mode `f = cos(k y)`, between no-slip
+/// walls `f = sin(k y)`. [`ShearWave::with_decay`] takes the free-slip channel's
+/// slowest mode (`n = 1`) and the no-slip channel's slowest without a net flow
+/// (`n = 2`); [`ShearWave::with_mode`] any `n`. The channel is periodic along x, `2 H`
+/// long: no end disturbs the flow, and the amplitude is fitted over every particle.
 ///
 /// ```
 /// use pbf_solver::{Backend, Wall, flows::ShearWave};
@@ -26,6 +28,8 @@ pub struct ShearWave {
     pub rows: usize,
     /// The condition of the two walls.
     pub wall: Wall,
+    /// Half waves across the channel, `n` in `k = n pi / H` (at least 1).
+    pub half_waves: u32,
     /// The kinematic viscosity in m^2/s.
     pub nu: f32,
     /// The amplitude `A` in m/s.
@@ -39,11 +43,35 @@ impl ShearWave {
     pub const SPACING: f32 = 0.01;
 
     /// The wave whose decay per step `nu k^2 dt` is 0.01 (about a half in 60 steps)
-    /// and whose Reynolds number `A / (nu k)` is 1.
+    /// and whose Reynolds number `A / (nu k)` is 1: one half wave between free-slip
+    /// walls, two (no net flow) between no-slip walls.
     pub fn with_decay(rows: usize, wall: Wall, time_step: f32) -> Self {
+        let half_waves = match wall {
+            Wall::FreeSlip => 1,
+            Wall::NoSlip => 2,
+        };
+        Self::with_mode(rows, wall, half_waves, time_step)
+    }
+
+    /// As [`with_decay`](Self::with_decay), with `half_waves` half waves across the
+    /// channel. With 0 there is no wave: the viscosity is infinite and
+    /// [`solver`](Self::solver) refuses it.
+    ///
+    /// ```
+    /// use pbf_solver::{Wall, flows::ShearWave};
+    /// let slowest = ShearWave::with_mode(16, Wall::NoSlip, 1, 1.0 / 120.0);
+    /// let free = ShearWave::with_decay(16, Wall::FreeSlip, 1.0 / 120.0);
+    /// assert_eq!(slowest.wavenumber(), free.wavenumber());
+    /// assert!(slowest.mode(0.0).abs() < 1e-6 && slowest.mode(slowest.height()).abs() < 1e-6);
+    /// assert!(ShearWave::with_mode(16, Wall::NoSlip, 0, 1.0 / 120.0)
+    ///     .solver(pbf_solver::Backend::Lanes)
+    ///     .is_err());
+    /// ```
+    pub fn with_mode(rows: usize, wall: Wall, half_waves: u32, time_step: f32) -> Self {
         let mut wave = Self {
             rows,
             wall,
+            half_waves,
             nu: 0.0,
             amplitude: 0.0,
             time_step,
@@ -59,13 +87,9 @@ impl ShearWave {
         self.rows as f32 * Self::SPACING
     }
 
-    /// The mode's wavenumber `k`.
+    /// The mode's wavenumber `k = n pi / H`.
     pub fn wavenumber(&self) -> f32 {
-        let pi = core::f32::consts::PI;
-        match self.wall {
-            Wall::FreeSlip => pi / self.height(),
-            Wall::NoSlip => 2.0 * pi / self.height(),
-        }
+        self.half_waves as f32 * core::f32::consts::PI / self.height()
     }
 
     /// The analytic decay rate `nu k^2`, per second.

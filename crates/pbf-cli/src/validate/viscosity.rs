@@ -15,7 +15,7 @@ pub const DECAY_TOLERANCE: f64 = 0.10;
 ///
 /// ```
 /// use pbf_cli::validate::shear_decay;
-/// let r = shear_decay(8, pbf_solver::Wall::FreeSlip, 10)?;
+/// let r = shear_decay(8, pbf_solver::Wall::FreeSlip, 1, 10)?;
 /// assert_eq!(r.trace.len(), 11);
 /// assert!(r.measured > 0.0 && r.analytic > 0.0);
 /// # Ok::<(), pbf_solver::CoreError>(())
@@ -24,6 +24,8 @@ pub const DECAY_TOLERANCE: f64 = 0.10;
 pub struct ShearDecay {
     /// The walls.
     pub wall: Wall,
+    /// Half waves across the channel (`k = n pi / H`).
+    pub half_waves: u32,
     /// Particles across the channel.
     pub rows: usize,
     /// Particles simulated.
@@ -45,12 +47,17 @@ impl ShearDecay {
     }
 }
 
-/// Runs [`ShearWave::with_decay`] at 1/120 s for `steps` steps.
+/// Runs [`ShearWave::with_mode`] at 1/120 s for `steps` steps.
 ///
 /// # Errors
-/// A [`CoreError`] from the solver.
-pub fn shear_decay(rows: usize, wall: Wall, steps: usize) -> Result<ShearDecay, CoreError> {
-    let wave = ShearWave::with_decay(rows, wall, 1.0 / 120.0);
+/// A [`CoreError`] from the solver ([`CoreError::InvalidParameter`] for 0 half waves).
+pub fn shear_decay(
+    rows: usize,
+    wall: Wall,
+    half_waves: u32,
+    steps: usize,
+) -> Result<ShearDecay, CoreError> {
+    let wave = ShearWave::with_mode(rows, wall, half_waves, 1.0 / 120.0);
     let mut s = wave.solver(Backend::Lanes)?;
     let start = wave.amplitude_of(&s);
     let mut trace = vec![(0.0, 1.0)];
@@ -63,6 +70,7 @@ pub fn shear_decay(rows: usize, wall: Wall, steps: usize) -> Result<ShearDecay, 
     let (t, ratio) = trace[trace.len() - 1];
     Ok(ShearDecay {
         wall,
+        half_waves,
         rows,
         particles: s.len(),
         analytic: f64::from(wave.decay_rate()),
