@@ -76,6 +76,7 @@
 #[doc = include_str!("../README.md")]
 struct ReadmeExample;
 
+mod corner;
 mod error;
 mod kernel;
 mod lane;
@@ -87,6 +88,7 @@ mod tensile;
 mod viscosity;
 mod walls;
 
+pub use corner::{CORNER_SAMPLES, CornerTables};
 pub use error::KernelError;
 pub use kernel::Kernel;
 #[cfg(target_arch = "x86_64")]

@@ -10,15 +10,23 @@
 //! of the spiky kernel, the derivative of its share behind the plane), where `n` is
 //! the surface normal into the fluid. The wall does not move; its share of the
 //! correction, `lambda_i (-A(d) n)`, moves the particle off it.
+//!
+//! Near the inner edge of a container, where two faces of its cavity meet at a right
+//! angle, each face within `h` adds its share and the quadrant behind both is taken
+//! out once ([`CornerTables`]): `Phi(d1) + Phi(d2) - Psi(d1, d2)`, the gradient to
+//! match. Elsewhere a collider is its nearest surface.
 
 use crate::collide::{Collider, Domain};
-use pbf_kernels::WallTables;
+use pbf_kernels::{CornerTables, WallTables};
 
 /// The walls a pass sees: the domain's faces and the colliders' surfaces.
 pub(crate) struct Boundary<'a, const D: usize> {
     pub(crate) domain: &'a Domain<D>,
     pub(crate) colliders: &'a [Collider<D>],
     pub(crate) tables: &'a WallTables,
+    /// The kernel behind two faces at once, for containers' inner edges (`None`
+    /// when no collider has any).
+    pub(crate) corners: Option<&'a CornerTables>,
 }
 
 impl<const D: usize> Boundary<'_, D> {
@@ -64,16 +72,49 @@ impl<const D: usize> Boundary<'_, D> {
 
     /// Adds the colliders' shares at `p` to the sums of
     /// [`density_and_gradient`](Self::density_and_gradient), which has added the
-    /// domain's faces: the colliders within h, in order.
+    /// domain's faces: the colliders within h, in order; each its nearest surface, or
+    /// near a container's inner edge the faces of its cavity.
     #[inline]
     pub(crate) fn add_colliders(&self, p: [f32; D], phi: &mut f32, grad: &mut [f32; D]) {
-        for c in self
-            .colliders
-            .iter()
-            .filter(|c| !c.clear_of(p, self.tables.h()))
-        {
-            let (d, n) = c.distance_and_normal(p);
+        let h = self.tables.h();
+        for c in self.colliders.iter().filter(|c| !c.clear_of(p, h)) {
+            if let Some((corners, faces)) = self.corners.zip(c.cavity_faces(p, h)) {
+                self.add_faces(corners, faces.as_slice(), phi, grad);
+            } else {
+                let (d, n) = c.distance_and_normal(p);
+                self.add_wall(d, n, phi, grad);
+            }
+        }
+    }
+
+    /// Adds the shares of the faces of a cavity, `(distance, normal)`: each face's,
+    /// less the quadrant behind each pair that meets at a right angle (faces along
+    /// one axis face each other, and nothing lies behind both). Where three faces
+    /// meet, the octant behind all three is taken out once too often: a share of
+    /// about an eighth of the kernel at the vertex itself, falling to nothing within
+    /// `h` of it.
+    fn add_faces(
+        &self,
+        corners: &CornerTables,
+        faces: &[(f32, [f32; D])],
+        phi: &mut f32,
+        grad: &mut [f32; D],
+    ) {
+        for &(d, n) in faces {
             self.add_wall(d, n, phi, grad);
+        }
+        for (i, &(d1, n1)) in faces.iter().enumerate() {
+            for &(d2, n2) in &faces[i + 1..] {
+                let facing: f32 = (0..D).map(|a| n1[a] * n2[a]).sum();
+                if facing.abs() > 0.5 {
+                    continue;
+                }
+                let (behind_both, beyond_1, beyond_2) = corners.at(d1, d2);
+                *phi -= behind_both;
+                for a in 0..D {
+                    grad[a] += beyond_1 * n1[a] + beyond_2 * n2[a];
+                }
+            }
         }
     }
 
@@ -101,6 +142,7 @@ mod tests {
         use crate::collide::{ColliderKind, Shape};
         let h = 0.1f32;
         let tables = WallTables::new(&Kernel::<3>::new(h).unwrap());
+        let corners = CornerTables::new(&Kernel::<3>::new(h).unwrap());
         let domain = Domain::new([0.0; 3], [1.0; 3]).unwrap();
         let far_sphere = Shape::Sphere {
             center: [5.0, 5.0, 5.0],
@@ -112,6 +154,7 @@ mod tests {
                 domain: &domain,
                 colliders,
                 tables: &tables,
+                corners: Some(&corners),
             };
             let (phi, grad) = walls.density_and_gradient([0.5, 0.5, 0.5]);
             assert_eq!(phi.to_bits(), 0.0f32.to_bits());
@@ -127,6 +170,60 @@ mod tests {
         }
     }
 
+    /// Near the inner edge of a glass (an open cylinder container) a point gets both
+    /// faces' shares less the quadrant behind both, which varies smoothly as the
+    /// nearest face changes from the wall to the floor; away from the edge, the
+    /// nearest face's share alone.
+    #[test]
+    fn the_inner_edge_of_a_glass_counts_each_face_and_the_quadrant_once() {
+        use crate::collide::{ColliderKind, Shape};
+        let h = 0.1f32;
+        let kernel = Kernel::<3>::new(h).unwrap();
+        let (tables, corners) = (WallTables::new(&kernel), CornerTables::new(&kernel));
+        let domain = Domain::new([0.0; 3], [2.0; 3]).unwrap();
+        // Inner radius 0.5 around x = z = 1, inner floor at y = 0.2, rim at 1.5.
+        let glass = Collider::new(
+            Shape::Cylinder {
+                base: [1.0, 0.1, 1.0],
+                radius: 0.6,
+                height: 1.4,
+            },
+            ColliderKind::Container {
+                wall_thickness: 0.2,
+                open_top: true,
+            },
+        )
+        .unwrap();
+        let colliders = [glass];
+        let walls = Boundary {
+            domain: &domain,
+            colliders: &colliders,
+            tables: &tables,
+            corners: Some(&corners),
+        };
+        // A point `side` from the wall (along +x) and `up` above the floor.
+        let at = |side: f32, up: f32| walls.density_and_gradient([1.5 - side, 0.2 + up, 1.0]);
+        let (d1, d2) = (0.03, 0.05);
+        let (phi, grad) = at(d1, d2);
+        let ((s1, a1), (s2, a2)) = (tables.at(d1), tables.at(d2));
+        let (both, b12, b21) = corners.at(d1, d2);
+        assert!((phi - (s1 + s2 - both)).abs() < 1e-5, "{phi}");
+        assert!((grad[0] - (a1 - b12)).abs() < 1e-3 * a1, "{grad:?}");
+        assert!((grad[1] - (-(a2 - b21))).abs() < 1e-3 * a2, "{grad:?}");
+        assert!(grad[2].abs() < 1e-3 * a1, "{grad:?}");
+        // Across the diagonal, where the nearest face changes: no jump.
+        let mut last = at(0.02, 0.06).0;
+        for k in 1..=40 {
+            let t = k as f32 / 40.0;
+            let share = at(0.02 + 0.04 * t, 0.06 - 0.04 * t).0;
+            assert!((share - last).abs() < 0.01, "step {k}: {last} -> {share}");
+            last = share;
+        }
+        // Beyond h of the floor the wall alone.
+        let (phi, _) = at(d1, 1.5 * h);
+        assert!((phi - s1).abs() < 1e-4, "{phi} {s1}");
+    }
+
     /// A box the walls call clear gets zeros from them at every point, the same bits
     /// as the early return; one within h of a face or of a collider is not clear.
     #[test]
@@ -134,6 +231,7 @@ mod tests {
         use crate::collide::{ColliderKind, Shape};
         let h = 0.1f32;
         let tables = WallTables::new(&Kernel::<3>::new(h).unwrap());
+        let corners = CornerTables::new(&Kernel::<3>::new(h).unwrap());
         let domain = Domain::new([0.0; 3], [2.0; 3]).unwrap();
         let ball = Collider::new(
             Shape::Sphere {
@@ -148,6 +246,7 @@ mod tests {
             domain: &domain,
             colliders: &colliders,
             tables: &tables,
+            corners: Some(&corners),
         };
         let clear = ([0.5, 0.5, 0.5], [1.0, 1.1, 0.9]);
         assert!(walls.clear_box(Some(clear)));
@@ -172,11 +271,13 @@ mod tests {
     fn lanes_walls_match<L: pbf_kernels::Lane>(points: &[[f32; 3]], colliders: &[Collider<3>]) {
         let h = 0.1f32;
         let tables = WallTables::new(&Kernel::<3>::new(h).unwrap());
+        let corners = CornerTables::new(&Kernel::<3>::new(h).unwrap());
         let domain = Domain::new([0.0; 3], [1.0; 3]).unwrap();
         let walls = Boundary {
             domain: &domain,
             colliders,
             tables: &tables,
+            corners: Some(&corners),
         };
         for chunk in points.chunks_exact(L::WIDTH) {
             // The lanes made and read inside `L::run`, as the passes do.

@@ -203,11 +203,13 @@ pub(crate) mod tests {
             let params = crate::Params::<3>::builder(s).build().unwrap();
             let tensile = pbf_kernels::TensileCorrection::new(&kernel, 0.1, 4, 0.2).unwrap();
             let tables = pbf_kernels::WallTables::new(&kernel);
+            let corners = pbf_kernels::CornerTables::new(&kernel);
             let domain = crate::Domain::new([-1.0; 3], [1.0; 3]).unwrap();
             let boundary = crate::boundary::Boundary {
                 domain: &domain,
                 colliders: &[],
                 tables: &tables,
+                corners: Some(&corners),
             };
             let constraint = Constraint::new(&params, &kernel, &tensile, 1.0, boundary);
             let (mut d, mut c) = (vec![0.0; count], vec![0.0; count]);

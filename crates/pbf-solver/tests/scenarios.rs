@@ -10,6 +10,7 @@ mod checkpoint;
 mod coarse;
 mod colliders;
 mod dam_break;
+mod edges;
 mod errors;
 mod free_fall;
 mod fuzz_corpus;

@@ -21,15 +21,18 @@
 //! One concept a file: [`Domain`] in `domain.rs`; [`Shape`] and its signed distances
 //! in `shape.rs`; [`Collider`] and [`ColliderKind`] in `collider.rs`; a collider's
 //! precomputed bounds in `bounds.rs`; the swept projection (continuous collision) in
-//! `sweep.rs`; its shortcut for a box container's cavity in `cavity.rs`; blocks of
-//! moves confined at once (`confine_block`) in `block.rs`; the velocity response at
-//! a contact in `response.rs`; the vector arithmetic they share in `vector.rs`.
+//! `sweep.rs`; its shortcut for a box container's cavity in `cavity.rs`; the faces of
+//! a cavity that meet at its inner edges, for the walls' density share, in
+//! `edges.rs`; blocks of moves confined at once (`confine_block`) in `block.rs`; the
+//! velocity response at a contact in `response.rs`; the vector arithmetic they share
+//! in `vector.rs`.
 
 mod block;
 mod bounds;
 mod cavity;
 mod collider;
 mod domain;
+mod edges;
 mod response;
 mod shape;
 mod sweep;

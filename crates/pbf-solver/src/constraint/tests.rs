@@ -16,6 +16,7 @@ struct Lattice {
     kernel: Kernel<3>,
     tensile: TensileCorrection,
     tables: pbf_kernels::WallTables,
+    corners: pbf_kernels::CornerTables,
     domain: Domain<3>,
     p: [Vec<f32>; 3],
     lists: crate::lists::NeighbourLists,
@@ -28,6 +29,7 @@ impl Lattice {
         let kernel = Kernel::<3>::new(h).unwrap();
         let tensile = TensileCorrection::new(&kernel, 0.1, 4, 0.2).unwrap();
         let tables = pbf_kernels::WallTables::new(&kernel);
+        let corners = pbf_kernels::CornerTables::new(&kernel);
         let domain = Domain::new([0.0; 3], [hi; 3]).unwrap();
         let mut p: [Vec<f32>; 3] = Default::default();
         for flat in 0..side * side * side {
@@ -49,6 +51,7 @@ impl Lattice {
             kernel,
             tensile,
             tables,
+            corners,
             domain,
             p,
             lists,
@@ -65,6 +68,7 @@ impl Lattice {
             domain: &self.domain,
             colliders: &[],
             tables: &self.tables,
+            corners: Some(&self.corners),
         };
         Constraint::new(&self.params, &self.kernel, &self.tensile, 0.5, boundary)
     }

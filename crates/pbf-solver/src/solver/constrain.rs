@@ -128,6 +128,7 @@ impl<const D: usize> Solver<D> {
                 domain: &self.domain,
                 colliders: &self.colliders,
                 tables: &self.walls,
+                corners: super::corner_tables(&self.colliders, &self.corners, &self.kernel),
             },
         );
         // The lambda pass reads the positions of the quads; the delta pass also the
@@ -193,6 +194,7 @@ impl<const D: usize> Solver<D> {
                 domain: &self.domain,
                 colliders: &self.colliders,
                 tables: &self.walls,
+                corners: super::corner_tables(&self.colliders, &self.corners, &self.kernel),
             },
         );
         repack_extra::<D>(&mut self.quads, &self.lambda);

@@ -21,7 +21,7 @@ use crate::emitter::Emitter;
 use crate::lists::NeighbourLists;
 use crate::{Collider, CoreError, Domain, Params, Relaxation};
 use pbf_grid::Grid;
-use pbf_kernels::{Kernel, TensileCorrection, WallTables};
+use pbf_kernels::{CornerTables, Kernel, TensileCorrection, WallTables};
 
 mod accessors;
 mod constrain;
@@ -118,6 +118,9 @@ pub struct Solver<const D: usize> {
     /// `Auto` resolved (`constraint::jacobi_relaxation`).
     relaxation: f32,
     walls: WallTables,
+    /// The kernel behind two walls at once, for the inner edges of containers: built
+    /// when a pass first meets a container with edges ([`Solver::corners`]).
+    corners: std::sync::OnceLock<CornerTables>,
     domain: Domain<D>,
     colliders: Vec<Collider<D>>,
     emitters: Vec<Emitter<D>>,
@@ -273,6 +276,7 @@ impl<const D: usize> Solver<D> {
             tensile,
             relaxation,
             walls,
+            corners: std::sync::OnceLock::new(),
             domain,
             colliders: Vec::new(),
             emitters: Vec::new(),
@@ -326,4 +330,18 @@ impl<const D: usize> Solver<D> {
     fn margin(&self) -> f32 {
         0.5 * self.params.spacing()
     }
+}
+
+/// The corner tables for the walls' shares, when a collider has inner edges: built on
+/// first use and kept. A function of the fields it reads, so that a pass can borrow
+/// the solver's others mutably beside it.
+pub(crate) fn corner_tables<'a, const D: usize>(
+    colliders: &[Collider<D>],
+    corners: &'a std::sync::OnceLock<CornerTables>,
+    kernel: &Kernel<D>,
+) -> Option<&'a CornerTables> {
+    colliders
+        .iter()
+        .any(Collider::has_inner_edges)
+        .then(|| corners.get_or_init(|| CornerTables::new(kernel)))
 }
