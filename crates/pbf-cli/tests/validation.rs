@@ -6,10 +6,10 @@ use crate::common;
 
 use pbf_cli::validate::{
     DamBreakSpec, ENERGY_TOLERANCE, GLASS_HEIGHT, HYDROSTATIC_TOLERANCE, HydrostaticSpec,
-    RITTER_FRONT_SPEED, SETTLED_ENERGY, SPLASH_CUBE_SIDE, SPLASH_GRAVITY, SPLASH_RIM, SplashSpec,
-    StabilityCell, StabilityTiming, deviation, energy_in_a_closed_box, hydrostatic_column,
-    late_front_speed, martin_moyce, momentum_without_walls, run_dam_break, run_splash,
-    run_stability_cell, scale_invariance, splash_settles,
+    RITTER_FRONT_SPEED, SETTLED_ENERGY, SPLASH_RIM, SplashSpec, StabilityCell, StabilityTiming,
+    deviation, energy_in_a_closed_box, hydrostatic_column, late_front_speed, martin_moyce,
+    momentum_without_walls, run_dam_break, run_splash, run_stability_cell, scale_invariance,
+    splash_settles,
 };
 
 /// The collapse of the relaxed column under refinement converges towards the
@@ -404,7 +404,6 @@ fn pbf_validate_reports_the_splash_of_one_glass_under_refinement() {
             (12, false)
         ]
     );
-    let landing = (0.5 * f64::from(SPLASH_CUBE_SIDE) / f64::from(SPLASH_GRAVITY)).sqrt();
     let text = std::fs::read_to_string(dir.path().join("VALIDATION.md")).unwrap();
     assert!(
         text.contains("### 1.2 The splash under refinement"),
@@ -413,10 +412,9 @@ fn pbf_validate_reports_the_splash_of_one_glass_under_refinement() {
     for r in runs {
         let n = r.spec.side_particles;
         assert_eq!(r.particles, n * n * n);
-        // Nothing reaches the tall glass's rim, and the highest rise comes after the
-        // landing, at least as high as the cube's top layer then.
+        // Nothing reaches the tall glass's rim, and the highest rise after the landing
+        // is at least as high as the cube's top layer then.
         assert_eq!(r.escaped, 0, "{n} a side");
-        assert!(r.time_of_highest >= landing, "{n} a side: {r:?}");
         assert!(r.highest_rise > 0.8 && r.highest_rise < SPLASH_RIM, "{r:?}");
         let figure = format!("{:.2} | {:.2} |", r.highest_rise, r.time_of_highest);
         assert!(text.contains(&figure), "{figure} in {text}");

@@ -211,13 +211,21 @@ mod tests {
         assert!((grad[0] - (a1 - b12)).abs() < 1e-3 * a1, "{grad:?}");
         assert!((grad[1] - (-(a2 - b21))).abs() < 1e-3 * a2, "{grad:?}");
         assert!(grad[2].abs() < 1e-3 * a1, "{grad:?}");
-        // Across the diagonal, where the nearest face changes: no jump.
-        let mut last = at(0.02, 0.06).0;
+        // Across the diagonal, where the nearest face changes: neither the share nor
+        // the gradient jumps (the nearest face alone turns the gradient from one
+        // normal to the other there, a jump of about `sqrt(2) A(d)`).
+        let jump = core::f32::consts::SQRT_2 * tables.at(0.04).1;
+        let (mut last, mut last_grad) = at(0.02, 0.06);
         for k in 1..=40 {
             let t = k as f32 / 40.0;
-            let share = at(0.02 + 0.04 * t, 0.06 - 0.04 * t).0;
+            let (share, grad) = at(0.02 + 0.04 * t, 0.06 - 0.04 * t);
             assert!((share - last).abs() < 0.01, "step {k}: {last} -> {share}");
-            last = share;
+            let turn = (0..3)
+                .map(|a| (grad[a] - last_grad[a]).powi(2))
+                .sum::<f32>()
+                .sqrt();
+            assert!(turn < 0.25 * jump, "step {k}: {last_grad:?} -> {grad:?}");
+            (last, last_grad) = (share, grad);
         }
         // Beyond h of the floor the wall alone.
         let (phi, _) = at(d1, 1.5 * h);

@@ -1,8 +1,9 @@
 //! The inner edges of a container's cavity: where two of its faces meet at a right
 //! angle (a box's floor and sides, a cylinder's floor and side wall), a particle
 //! within `h` of both has fluid behind each face, and the quadrant behind both
-//! counted once. One signed distance gives it the nearest face alone, and the wall's
-//! share jumps where the nearest face changes.
+//! counted once. One signed distance gives it the nearest face alone: the other
+//! face's fluid is missed, and the gradient turns at once where the nearest face
+//! changes.
 
 use super::bounds::Free;
 use super::collider::{Collider, ColliderKind};
@@ -43,7 +44,9 @@ impl<const D: usize> Collider<D> {
     /// is inside the cavity, at least `h` below an open container's rim, and within
     /// `h` of two faces that meet at a right angle; `None` otherwise (one face, a
     /// smooth cavity, a point outside it or near the rim: the nearest surface is the
-    /// wall there).
+    /// wall there). Along an axis on which the cavity is narrower than `2 h` both
+    /// faces count once a perpendicular face is within `h`, and only the nearer of
+    /// them before.
     pub(crate) fn cavity_faces(&self, p: [f32; D], h: f32) -> Option<CavityFaces<D>> {
         let ColliderKind::Container { open_top, .. } = self.kind else {
             return None;

@@ -46,7 +46,7 @@ impl<const D: usize> Solver<D> {
                 domain: &free,
                 colliders: &[],
                 tables: &self.walls,
-                corners: super::corner_tables(&self.colliders, &self.corners, &self.kernel),
+                corners: None,
             },
         );
         self.lists

@@ -119,7 +119,7 @@ pub struct Solver<const D: usize> {
     relaxation: f32,
     walls: WallTables,
     /// The kernel behind two walls at once, for the inner edges of containers: built
-    /// when a pass first meets a container with edges ([`Solver::corners`]).
+    /// by the first pass that runs with such a container ([`corner_tables`]).
     corners: std::sync::OnceLock<CornerTables>,
     domain: Domain<D>,
     colliders: Vec<Collider<D>>,

@@ -60,9 +60,9 @@ fn resolution_note(md: &mut String, r: &ValidationReport) {
     }
     let _ = writeln!(
         md,
-        "\nThe deviation follows `k h`, the mode's wavenumber in kernel radii (the sum over \
-         the neighbours falls further short of the Laplacian of a shorter wave, roughly as \
-         `(k h)^2`), more than the walls: {}.",
+        "\nThe sum over the neighbours falls further short of the Laplacian of a shorter \
+         wave: the deviation grows with `k h`, the mode's wavenumber in kernel radii. At the \
+         same `k h` the walls compare as {}.",
         pairs.join("; ")
     );
 }
