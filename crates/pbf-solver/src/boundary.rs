@@ -11,10 +11,10 @@
 //! the surface normal into the fluid. The wall does not move; its share of the
 //! correction, `lambda_i (-A(d) n)`, moves the particle off it.
 //!
-//! Near the inner edge of a container, where two faces of its cavity meet at a right
-//! angle, each face within `h` adds its share and the quadrant behind both is taken
-//! out once ([`CornerTables`]): `Phi(d1) + Phi(d2) - Psi(d1, d2)`, the gradient to
-//! match. Elsewhere a collider is its nearest surface.
+//! Near an edge of the domain's box, or the inner edge of a container, where two faces
+//! meet at a right angle, each face within `h` adds its share and the quadrant behind
+//! both is taken out once ([`CornerTables`]): `Phi(d1) + Phi(d2) - Psi(d1, d2)`, the
+//! gradient to match. Elsewhere a collider is its nearest surface.
 
 use crate::collide::{Collider, Domain};
 use pbf_kernels::{CornerTables, WallTables};
@@ -24,8 +24,9 @@ pub(crate) struct Boundary<'a, const D: usize> {
     pub(crate) domain: &'a Domain<D>,
     pub(crate) colliders: &'a [Collider<D>],
     pub(crate) tables: &'a WallTables,
-    /// The kernel behind two faces at once, for containers' inner edges (`None`
-    /// when no collider has any).
+    /// The kernel behind two faces at once, for the domain's edges and containers'
+    /// inner edges (`None` when there are none: a domain with walls on one axis at
+    /// most, or one no particle comes near, and no container).
     pub(crate) corners: Option<&'a CornerTables>,
 }
 
@@ -66,8 +67,45 @@ impl<const D: usize> Boundary<'_, D> {
             return (0.0, [0.0; D]);
         }
         let (mut phi, mut grad) = self.tables.faces(lo, hi, p);
+        self.add_domain_edges(p, &mut phi, &mut grad);
         self.add_colliders(p, &mut phi, &mut grad);
         (phi, grad)
+    }
+
+    /// Takes the quadrant behind two perpendicular faces of the domain out of the sums
+    /// of [`WallTables::faces`] at `p`, which has added both faces' shares: for every
+    /// pair of faces on different axes within h of `p`, `Psi(d1, d2)` from the
+    /// share and `B n` back into the gradient, as [`add_faces`](Self::add_faces)
+    /// does for a cavity. Nothing without corner tables.
+    #[inline]
+    pub(crate) fn add_domain_edges(&self, p: [f32; D], phi: &mut f32, grad: &mut [f32; D]) {
+        let Some(corners) = self.corners else {
+            return;
+        };
+        let h = self.tables.h();
+        let (lo, hi) = (self.domain.walls_lo(), self.domain.walls_hi());
+        // The faces within h, `(axis, distance, normal's sign)`, lower face first.
+        let mut near = [(0usize, 0.0f32, 0.0f32); 6];
+        let mut count = 0;
+        for a in 0..D {
+            for (d, sign) in [(p[a] - lo[a], 1.0f32), (hi[a] - p[a], -1.0)] {
+                if d < h && count < near.len() {
+                    near[count] = (a, d, sign);
+                    count += 1;
+                }
+            }
+        }
+        for (i, &(a1, d1, s1)) in near[..count].iter().enumerate() {
+            for &(a2, d2, s2) in &near[i + 1..count] {
+                if a1 == a2 {
+                    continue;
+                }
+                let (behind_both, beyond_1, beyond_2) = corners.at(d1, d2);
+                *phi -= behind_both;
+                grad[a1] += beyond_1 * s1;
+                grad[a2] += beyond_2 * s2;
+            }
+        }
     }
 
     /// Adds the colliders' shares at `p` to the sums of
@@ -230,6 +268,74 @@ mod tests {
         // Beyond h of the floor the wall alone.
         let (phi, _) = at(d1, 1.5 * h);
         assert!((phi - s1).abs() < 1e-4, "{phi} {s1}");
+    }
+
+    /// Along an edge of the domain's box a point gets both faces' shares less the
+    /// quadrant behind both, as it does along the same edge of a box container's
+    /// cavity; at a vertex, the three edges' quadrants.
+    #[test]
+    fn the_domains_edges_count_the_quadrant_once_as_a_containers_do() {
+        use crate::collide::{ColliderKind, Shape};
+        let h = 0.1f32;
+        let kernel = Kernel::<3>::new(h).unwrap();
+        let (tables, corners) = (WallTables::new(&kernel), CornerTables::new(&kernel));
+        let domain = Domain::new([0.0; 3], [1.0; 3]).unwrap();
+        let walls = Boundary {
+            domain: &domain,
+            colliders: &[],
+            tables: &tables,
+            corners: Some(&corners),
+        };
+        // The same cavity, `0..1` on every axis, as a closed box container in a far
+        // larger domain.
+        let t = 0.2;
+        let container = [Collider::new(
+            Shape::Box {
+                center: [0.5; 3],
+                half_extents: [0.5 + 0.5 * t; 3],
+            },
+            ColliderKind::Container {
+                wall_thickness: t,
+                open_top: false,
+            },
+        )
+        .unwrap()];
+        let wide = Domain::new([-2.0; 3], [3.0; 3]).unwrap();
+        let cavity = Boundary {
+            domain: &wide,
+            colliders: &container,
+            tables: &tables,
+            corners: Some(&corners),
+        };
+        for p in [
+            [0.03, 0.05, 0.5],
+            [0.5, 0.97, 0.02],
+            [0.96, 0.5, 0.99],
+            [0.2, 0.05, 0.5],
+        ] {
+            let ((phi, grad), (expected, expected_grad)) = (
+                walls.density_and_gradient(p),
+                cavity.density_and_gradient(p),
+            );
+            assert!((phi - expected).abs() < 1e-5, "{p:?}: {phi} {expected}");
+            for a in 0..3 {
+                assert!(
+                    (grad[a] - expected_grad[a]).abs() < 1e-4 * tables.at(0.0).1,
+                    "{p:?}: {grad:?} {expected_grad:?}"
+                );
+            }
+        }
+        // By the formula along an edge: lower x and lower y faces.
+        let (d1, d2) = (0.03, 0.05);
+        let (phi, grad) = walls.density_and_gradient([d1, d2, 0.5]);
+        let ((s1, a1), (s2, a2)) = (tables.at(d1), tables.at(d2));
+        let (both, b12, b21) = corners.at(d1, d2);
+        assert_eq!(phi, s1 + s2 - both);
+        assert_eq!(grad, [-a1 + b12, -a2 + b21, 0.0]);
+        // At a vertex: three faces, three quadrants.
+        let (phi, _) = walls.density_and_gradient([d1, d2, d1]);
+        let three = 2.0 * s1 + s2 - 2.0 * both - corners.at(d1, d1).0;
+        assert!((phi - three).abs() < 1e-6, "{phi} {three}");
     }
 
     /// A box the walls call clear gets zeros from them at every point, the same bits

@@ -1,9 +1,11 @@
-//! A pool at rest in a container: where the faces of its cavity meet (a box's floor
-//! and sides, a glass's floor and wall) the fluid reads the density it has along the
-//! floor. The walls' density share there counts the fluid behind each face and the
-//! quadrant behind both once; with the nearest face's share alone, the particles
-//! along an edge missed the other face's fluid, read light, and the constraint let
-//! them crowd into the edge.
+//! A pool at rest in a container or in the domain's box: where the faces of its
+//! cavity meet (a box's floor and sides, a glass's floor and wall, the domain's floor
+//! and sides) the fluid reads the density it has along the floor. The walls' density share there counts the fluid behind each face and the
+//! quadrant behind both once. With the nearest face's share alone, the particles
+//! along a container's edge missed the other face's fluid, read light, and the
+//! constraint let them crowd into the edge; with both faces' shares and no quadrant
+//! taken out, those along the domain's edges counted it twice, read heavy, and the
+//! constraint pushed them out of the edge.
 
 use pbf_solver::{
     Collider, ColliderKind, Domain, Iterations, Params, Shape, Solver, StepDiagnostics,
@@ -23,6 +25,10 @@ struct Settled {
     edges: f64,
     /// The same of the particles within `h` of the floor and farther from every side.
     floor: f64,
+    /// The number of particles per unit area of the floor along the edges over that
+    /// along the rest of the floor: 1 when the fluid fills the edges as it does the
+    /// floor.
+    fill: f64,
 }
 
 /// Steps `s` for 2 s, then measures it for 0.5 s; `side(p)` is the distance from `p`
@@ -39,6 +45,7 @@ fn settle<const D: usize>(
     let rho0 = s.params().rest_density();
     let (mut max, mut average) = (0.0f32, 0.0f32);
     let (mut edges, mut floors) = ((0.0f64, 0u32), (0.0f64, 0u32));
+    let extent = s.domain().hi();
     for _ in 0..60 {
         let d: StepDiagnostics = s.step().unwrap();
         max = max.max(d.max_density_error);
@@ -59,20 +66,51 @@ fn settle<const D: usize>(
         }
     }
     assert!(edges.1 > 0 && floors.1 > 0);
+    let (edge_area, floor_area) = floor_areas(extent, h, &side);
     Settled {
         max,
         average,
         edges: edges.0 / f64::from(edges.1),
         floor: floors.0 / f64::from(floors.1),
+        fill: (f64::from(edges.1) / edge_area) / (f64::from(floors.1) / floor_area),
     }
 }
 
-/// The pool is within 3% of the rest density everywhere (1% on average), and along its
-/// edges its mean density is that along its floor within 0.5% of the rest density.
+/// The areas (lengths in 2D) of the floor within `h` of a side and beyond it, by
+/// counting the points of a fine lattice over the domain's extent `0..extent` across
+/// the vertical axis where `side` is positive.
+fn floor_areas<const D: usize>(
+    extent: [f32; D],
+    h: f32,
+    side: impl Fn(&[f32; D]) -> f32,
+) -> (f64, f64) {
+    const N: usize = 400;
+    let across: Vec<usize> = (0..D).filter(|&a| a != 1).collect();
+    let (mut edge, mut floor) = (0u64, 0u64);
+    for k in 0..N.pow(across.len() as u32) {
+        let mut p = [0.0f32; D];
+        for (j, &a) in across.iter().enumerate() {
+            let i = (k / N.pow(j as u32)) % N;
+            p[a] = (i as f32 + 0.5) / N as f32 * extent[a];
+        }
+        match side(&p) {
+            d if d >= h => floor += 1,
+            d if d > 0.0 => edge += 1,
+            _ => {}
+        }
+    }
+    (edge as f64, floor as f64)
+}
+
+/// The pool is within 3% of the rest density everywhere (1% on average), along its
+/// edges its mean density is that along its floor within 0.5% of the rest density,
+/// and it fills the floor along the edges as elsewhere, within 5% of the particles
+/// per unit area.
 fn check(what: &str, r: &Settled) {
     eprintln!("{what}: {r:?}");
     assert!(r.max < 0.03 && r.average < 0.01, "{what}: {r:?}");
     assert!((r.edges - r.floor).abs() <= 0.005, "{what}: {r:?}");
+    assert!((r.fill - 1.0).abs() <= 0.05, "{what}: {r:?}");
 }
 
 fn params<const D: usize>() -> Params<D> {
@@ -129,6 +167,30 @@ fn box_pool<const D: usize>(cells: usize, rows: usize) -> Solver<D> {
     });
     s.add_block(lo, top, [0.0; D]).unwrap();
     s
+}
+
+/// The domain's own box, `cells` spacings wide (and deep in 3D), the fluid filling
+/// its lowest `rows` spacings on the rest lattice; no collider.
+fn domain_pool<const D: usize>(cells: usize, rows: usize) -> Solver<D> {
+    let width = cells as f32 * S;
+    let mut hi = [width; D];
+    hi[1] = 2.0 * width;
+    let mut s = Solver::new(params::<D>(), Domain::new([0.0; D], hi).unwrap()).unwrap();
+    let mut top = [width; D];
+    top[1] = rows as f32 * S;
+    s.add_block([0.0; D], top, [0.0; D]).unwrap();
+    s
+}
+
+/// The distance from `p` to the nearest side of [`domain_pool`]'s box.
+fn domain_side<const D: usize>(cells: usize) -> impl Fn(&[f32; D]) -> f32 {
+    let width = cells as f32 * S;
+    move |p| {
+        (0..D)
+            .filter(|&a| a != 1)
+            .map(|a| p[a].min(width - p[a]))
+            .fold(f32::INFINITY, f32::min)
+    }
 }
 
 /// A glass (an open cylinder container) of inner radius `radius` spacings, the fluid
@@ -210,4 +272,16 @@ fn a_pool_at_rest_in_a_glass_reads_its_floors_density_along_its_edges() {
     let centre = 0.5 * (2.0 * (r + wall) + 2.0 * S);
     let side = |p: &[f32; 3]| r - ((p[0] - centre).powi(2) + (p[2] - centre).powi(2)).sqrt();
     check("glass", &settle(&mut glass_pool(radius, 10), wall, side));
+}
+
+#[test]
+fn a_pool_at_rest_in_the_domains_box_reads_its_floors_density_along_its_edges() {
+    check(
+        "2D domain",
+        &settle(&mut domain_pool::<2>(16, 12), 0.0, domain_side::<2>(16)),
+    );
+    check(
+        "3D domain",
+        &settle(&mut domain_pool::<3>(12, 10), 0.0, domain_side::<3>(12)),
+    );
 }

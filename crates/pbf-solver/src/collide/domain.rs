@@ -314,6 +314,12 @@ impl<const D: usize> Domain<D> {
             .unwrap_or_else(|e| unreachable!("{e}: checked by with_periodic"))
     }
 
+    /// Whether two axes have walls, so that faces meet at edges.
+    #[inline]
+    pub(crate) fn has_edges(&self) -> bool {
+        self.periodic.iter().filter(|&&p| !p).count() >= 2
+    }
+
     /// The walls' lower corner: `lo`, with `-inf` on the periodic axes (no wall).
     #[inline]
     pub(crate) fn walls_lo(&self) -> [f32; D] {

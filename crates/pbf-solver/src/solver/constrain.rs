@@ -128,7 +128,12 @@ impl<const D: usize> Solver<D> {
                 domain: &self.domain,
                 colliders: &self.colliders,
                 tables: &self.walls,
-                corners: super::corner_tables(&self.colliders, &self.corners, &self.kernel),
+                corners: super::corner_tables(
+                    &self.domain,
+                    &self.colliders,
+                    &self.corners,
+                    &self.kernel,
+                ),
             },
         );
         // The lambda pass reads the positions of the quads; the delta pass also the
@@ -194,7 +199,12 @@ impl<const D: usize> Solver<D> {
                 domain: &self.domain,
                 colliders: &self.colliders,
                 tables: &self.walls,
-                corners: super::corner_tables(&self.colliders, &self.corners, &self.kernel),
+                corners: super::corner_tables(
+                    &self.domain,
+                    &self.colliders,
+                    &self.corners,
+                    &self.kernel,
+                ),
             },
         );
         repack_extra::<D>(&mut self.quads, &self.lambda);

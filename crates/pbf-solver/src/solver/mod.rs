@@ -118,8 +118,9 @@ pub struct Solver<const D: usize> {
     /// `Auto` resolved (`constraint::jacobi_relaxation`).
     relaxation: f32,
     walls: WallTables,
-    /// The kernel behind two walls at once, for the inner edges of containers: built
-    /// by the first pass that runs with such a container ([`corner_tables`]).
+    /// The kernel behind two walls at once, for the domain's edges and the inner
+    /// edges of containers: built by the first pass that meets either
+    /// ([`corner_tables`]).
     corners: std::sync::OnceLock<CornerTables>,
     domain: Domain<D>,
     colliders: Vec<Collider<D>>,
@@ -332,16 +333,16 @@ impl<const D: usize> Solver<D> {
     }
 }
 
-/// The corner tables for the walls' shares, when a collider has inner edges: built on
-/// first use and kept. A function of the fields it reads, so that a pass can borrow
-/// the solver's others mutably beside it.
+/// The corner tables for the walls' shares, when the domain has edges (two axes with
+/// walls) or a collider has inner edges: built on first use and kept. A function of
+/// the fields it reads, so that a pass can borrow the solver's others mutably beside
+/// it.
 pub(crate) fn corner_tables<'a, const D: usize>(
+    domain: &Domain<D>,
     colliders: &[Collider<D>],
     corners: &'a std::sync::OnceLock<CornerTables>,
     kernel: &Kernel<D>,
 ) -> Option<&'a CornerTables> {
-    colliders
-        .iter()
-        .any(Collider::has_inner_edges)
+    (domain.has_edges() || colliders.iter().any(Collider::has_inner_edges))
         .then(|| corners.get_or_init(|| CornerTables::new(kernel)))
 }

@@ -63,7 +63,7 @@ fn densities_by_id(s: &Solver<3>) -> Vec<(u64, f32)> {
             domain: &s.domain,
             colliders: &s.colliders,
             tables: &s.walls,
-            corners: super::corner_tables(&s.colliders, &s.corners, &s.kernel),
+            corners: super::corner_tables(&s.domain, &s.colliders, &s.corners, &s.kernel),
         },
     );
     let mut quads = Vec::new();

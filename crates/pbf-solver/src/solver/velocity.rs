@@ -101,7 +101,12 @@ impl<const D: usize> Solver<D> {
                 domain: &self.domain,
                 colliders: &self.colliders,
                 tables: &self.walls,
-                corners: super::corner_tables(&self.colliders, &self.corners, &self.kernel),
+                corners: super::corner_tables(
+                    &self.domain,
+                    &self.colliders,
+                    &self.corners,
+                    &self.kernel,
+                ),
             },
         );
         let mut omega = self.omega.iter_mut();
