@@ -9,8 +9,9 @@ const MAX_POINTS: usize = 66;
 
 impl<const D: usize> CoarseGrid<D> {
     /// The weight that the rest lattice's points outside the solids and inside the
-    /// domain put on cell `k` (see `correct`, step 2).
-    pub(super) fn free_volume(&self, k: usize, scene: &Scene<'_, D>) -> f64 {
+    /// domain put on cell `k` (see `correct`, step 2), and the fraction of the points
+    /// of a full cell that lie in the cell itself and inside the domain.
+    pub(super) fn free_volume(&self, k: usize, scene: &Scene<'_, D>) -> (f64, f64) {
         let (lo, hi) = (scene.domain.lo(), scene.domain.hi());
         let s = scene.spacing;
         let mut points = [[(0.0f32, 0.0f32); MAX_POINTS]; D];
@@ -45,6 +46,15 @@ impl<const D: usize> CoarseGrid<D> {
         }
         let widest = self.cell.iter().fold(0.0f32, |m, &c| m.max(c));
         let reach = widest * (D as f32).sqrt();
+        // The points with a weight above 1/2 lie in the cell's own box.
+        let full: f64 = self
+            .cell
+            .iter()
+            .map(|&c| f64::from((c / s).round()))
+            .product();
+        let own: f64 = (0..D)
+            .map(|a| points[a][..counts[a]].iter().filter(|p| p.1 > 0.5).count() as f64)
+            .product();
         let colliders_near = scene.colliders.iter().any(|c| c.distance(centre) < reach);
         if !colliders_near {
             let mut product = 1.0f64;
@@ -54,7 +64,7 @@ impl<const D: usize> CoarseGrid<D> {
                     .map(|p| f64::from(p.1))
                     .sum::<f64>();
             }
-            return product;
+            return (product, own / full);
         }
         let total: usize = counts.iter().product();
         let mut sum = 0.0f64;
@@ -71,6 +81,6 @@ impl<const D: usize> CoarseGrid<D> {
                 sum += f64::from(w);
             }
         }
-        sum
+        (sum, own / full)
     }
 }

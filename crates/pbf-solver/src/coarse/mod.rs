@@ -13,15 +13,19 @@
 //!    V_free - 1, 0)`: a volume ratio, linear in how much the fluid must expand
 //!    (SPH densities are not: coincident particles count `W(0)` each, and a
 //!    correction from them overshot and threw the fluid about in the first tries).
-//! 2. A cell is solid when less than 5% of it is free, fluid when its particles fill
-//!    at least a tenth of its free volume, air otherwise.
+//! 2. A cell is solid when less than 5% of it is free (of its free volume, or of
+//!    its own box inside the domain: a cell beyond the domain's walls that the
+//!    fluid's weights reach into is solid), fluid when its particles fill at least a
+//!    tenth of its free volume, air otherwise.
 //! 3. `lap phi = C` on the fluid cells, `phi = 0` in air (the free surface), no flux
 //!    into solids, by conjugate gradients (Jacobi preconditioner, in `f64`).
 //! 4. Each particle moves by `grad phi` interpolated from the cells with the same
-//!    weights, less the mean of that displacement over its body of fluid where no
-//!    wall touches the body (so a free body keeps its centre of mass), then is kept
-//!    out of the solids and inside the domain. To first order
-//!    that displacement field `u` changes the volume by `div u = C`: it undoes the
+//!    weights (next to a wall, the displacement of the fluid cell against it carried
+//!    into the wall unchanged: the compression there sits at the wall), less the
+//!    mean of that displacement over its body of fluid where no wall touches the
+//!    body (so a free body keeps its centre of mass), then is kept out of the solids
+//!    and inside the domain. To first order that displacement field `u` changes the
+//!    volume by `div u = C`: it undoes the
 //!    coarse compression, pushing the fluid away from the walls and up towards its
 //!    free surface in one step, where Jacobi passes need a pass per kernel radius.
 //!
@@ -106,8 +110,9 @@ pub(crate) struct CoarseGrid<const D: usize> {
     /// The flood fill's work list, and the free bodies' displacement sums.
     stack: Vec<u32>,
     sums: Vec<([f64; D], u64)>,
-    /// Every cell's free volume, and the layout (origin, dims, colliders) it is for.
-    free: Vec<f64>,
+    /// Every cell's free volume and the free fraction of its own box, and the layout
+    /// (origin, dims, colliders) they are for.
+    free: Vec<(f64, f64)>,
     free_for: Option<Layout<D>>,
     /// Conjugate-gradient iterations of the last solve.
     pub(crate) iterations: usize,
@@ -338,19 +343,26 @@ impl<const D: usize> CoarseGrid<D> {
         // 2. Classify. A cell's free volume is the weight that a rest lattice aligned
         // with the domain (points at `lo + (m + 1/2) s`, as `Solver::add_block` lays
         // them) puts on it from the points inside the domain and outside the solids:
-        // so a block at rest reads no compression at the walls either. Colliders are
-        // static and only ever added, so the volumes are kept while the layout stays.
+        // so a block at rest reads no compression at the walls either. A cell whose own
+        // box lies (nearly) all beyond the domain's walls is solid whatever weight
+        // reaches it: as fluid, with the unit faces of the solve, it would move the
+        // no-flux wall a cell out and read the weight the fluid pressed against the
+        // wall puts on it as the compression of a whole cell. (Near a collider the
+        // particles spread weight into cells mostly inside it; those stay fluid, and
+        // carry that weight.) Colliders are static and only ever added, so the volumes
+        // are kept while the layout stays.
         let cell_volume: f64 = self.cell.iter().map(|&c| f64::from(c)).product();
         let particle_volume = f64::from(scene.spacing).powi(D as i32);
         let layout = (self.origin, dims, self.cell, scene.colliders.len());
         if self.free_for != Some(layout) {
             let mut free = core::mem::take(&mut self.free);
             free.clear();
-            free.resize(cells, 0.0);
+            free.resize(cells, (0.0, 0.0));
             let grid = &*self;
             for_each_block(&mut free, FREE_BLOCK, &|c, out| {
                 for (j, f) in out.iter_mut().enumerate() {
-                    *f = grid.free_volume(c * FREE_BLOCK + j, scene) * particle_volume;
+                    let (volume, own) = grid.free_volume(c * FREE_BLOCK + j, scene);
+                    *f = (volume * particle_volume, own);
                 }
             });
             self.free = free;
@@ -358,9 +370,9 @@ impl<const D: usize> CoarseGrid<D> {
         }
         self.fluid.clear();
         for k in 0..cells {
-            let free = self.free[k];
+            let (free, own) = self.free[k];
             let filled = self.weight[k] * particle_volume;
-            if free < 0.05 * cell_volume {
+            if free < 0.05 * cell_volume || own < 0.05 {
                 self.kind[k] = SOLID;
                 self.compression[k] = 0.0;
             } else if filled >= FLUID_FILL * free
@@ -380,45 +392,8 @@ impl<const D: usize> CoarseGrid<D> {
         }
         // 3. Solve.
         self.solve(scene.h);
-        // 4. Gradients at the centres of the cells that are not solid, from the
-        // differences across the faces between fluid and fluid or air: a fluid cell
-        // takes the mean of its two faces (a face to a solid counts as zero, no flux),
-        // an air cell the mean of its faces to fluid (the surface's value, carried
-        // half a cell out to the particles near it).
-        for a in 0..D {
-            let g = &mut self.gradient[a];
-            g.clear();
-            g.resize(cells, 0.0);
-        }
-        let inv: [f64; D] = core::array::from_fn(|a| 1.0 / f64::from(self.cell[a]));
-        for k in 0..cells {
-            if self.kind[k] == SOLID {
-                continue;
-            }
-            let fluid = self.kind[k] == FLUID;
-            for (a, [up, down]) in self.neighbours(k).into_iter().enumerate() {
-                let (mut sum, mut faces) = (0.0, 0);
-                for (lo, hi) in [(Some(k), up), (down, Some(k))] {
-                    let (Some(lo), Some(hi)) = (lo, hi) else {
-                        continue;
-                    };
-                    let (kl, kh) = (self.kind[lo], self.kind[hi]);
-                    if kl == SOLID || kh == SOLID || (kl != FLUID && kh != FLUID) {
-                        continue;
-                    }
-                    sum += self.phi[hi] - self.phi[lo];
-                    faces += 1;
-                }
-                let mean = if fluid {
-                    0.5 * sum
-                } else if faces > 0 {
-                    sum / f64::from(faces)
-                } else {
-                    0.0
-                };
-                self.gradient[a][k] = (mean * inv[a]) as f32;
-            }
-        }
+        // 4. The displacement at the cells' centres.
+        self.gradients(cells);
         // 5. A body of fluid that no wall touches must keep its centre of mass: its
         // particles' mean displacement is taken out (see `free_bodies`).
         self.free_bodies(scene, &positions);
@@ -453,6 +428,75 @@ impl<const D: usize> CoarseGrid<D> {
                 }
             }
         });
+    }
+
+    /// The displacement `grad phi` at the centres of the cells that are not solid,
+    /// from the differences across their faces between fluid and fluid or air (a
+    /// face to a solid carries no flux and is left out): the mean of those a cell
+    /// has along each axis. An air cell next to fluid gets the surface's value,
+    /// carried half a cell out to the particles near it. A fluid cell against a
+    /// wall gets the flux through its open face, all its compression pushed away
+    /// from the wall, and the solid cells next to fluid get their fluid neighbours'
+    /// mean ([`Self::extend_into_walls`]).
+    fn gradients(&mut self, cells: usize) {
+        for a in 0..D {
+            let g = &mut self.gradient[a];
+            g.clear();
+            g.resize(cells, 0.0);
+        }
+        let inv: [f64; D] = core::array::from_fn(|a| 1.0 / f64::from(self.cell[a]));
+        for k in 0..cells {
+            if self.kind[k] == SOLID {
+                continue;
+            }
+            for (a, [up, down]) in self.neighbours(k).into_iter().enumerate() {
+                let (mut sum, mut faces) = (0.0, 0);
+                for (lo, hi) in [(Some(k), up), (down, Some(k))] {
+                    let (Some(lo), Some(hi)) = (lo, hi) else {
+                        continue;
+                    };
+                    let (kl, kh) = (self.kind[lo], self.kind[hi]);
+                    if kl == SOLID || kh == SOLID || (kl != FLUID && kh != FLUID) {
+                        continue;
+                    }
+                    sum += self.phi[hi] - self.phi[lo];
+                    faces += 1;
+                }
+                if faces > 0 {
+                    self.gradient[a][k] = (sum / f64::from(faces) * inv[a]) as f32;
+                }
+            }
+        }
+        self.extend_into_walls(cells);
+    }
+
+    /// Gives each solid cell next to fluid the mean displacement of its fluid
+    /// neighbours. The compression of a cell against a wall sits mostly at the wall:
+    /// gravity, or a landing, carries the fluid into it, and the collisions stop the
+    /// particles there. Interpolating towards zero inside the wall would leave the
+    /// particles near it with a fraction of the displacement of those above them,
+    /// and the compression between them for the Jacobi passes; carried into the wall
+    /// unchanged, the displacement lifts the fluid near the wall as one.
+    fn extend_into_walls(&mut self, cells: usize) {
+        for k in 0..cells {
+            if self.kind[k] != SOLID {
+                continue;
+            }
+            let (mut sum, mut count) = ([0.0f32; D], 0u32);
+            for j in self.neighbours(k).into_iter().flatten().flatten() {
+                if self.kind[j] == FLUID {
+                    for a in 0..D {
+                        sum[a] += self.gradient[a][j];
+                    }
+                    count += 1;
+                }
+            }
+            if count > 0 {
+                for a in 0..D {
+                    self.gradient[a][k] = sum[a] / count as f32;
+                }
+            }
+        }
     }
 
     /// `A x` on the `fluid` cells for the negative Laplacian with `phi = 0` in air and no

@@ -218,3 +218,35 @@ fn a_squeezed_column_is_lifted_back_towards_its_rest_depth() {
         sideways / s
     );
 }
+
+/// A column at rest that a step's gravity carries `delta` into its floor, its
+/// lowest row held at the floor (as the collisions hold it): the compression sits
+/// at the floor, and every row above the lowest is lifted by about `delta` as one,
+/// the rows near the floor too. The cells' weights read 86% of the shift as
+/// compression (the lowest cell gains 1.2 of its 14 rest particles' weight per
+/// column, of 16 in a full cell), so the lift is that, less what the side walls
+/// take, and never more than `delta` and a little.
+#[test]
+fn a_column_carried_into_its_floor_is_lifted_as_one() {
+    let (cols, rows) = (40, 48);
+    let (mut points, domain, s) = column(0.0, cols, rows);
+    let delta = 0.4 * s;
+    for y in points[1].iter_mut().skip(cols) {
+        *y -= delta;
+    }
+    let u = displacements(&points, &domain, s);
+    // The middle column, clear of the side walls.
+    let lift = |row: usize| u[row * cols + cols / 2][1] / delta;
+    let near_floor: Vec<f32> = (1..=8).map(lift).collect();
+    for row in 1..rows - 8 {
+        assert!(
+            (0.75..=1.15).contains(&lift(row)),
+            "row {row} lifted {} of the shift; rows 1-8: {near_floor:?}",
+            lift(row)
+        );
+    }
+    // The rows within two cells of the floor move together.
+    let spread = near_floor.iter().fold(0.0f32, |m, &l| m.max(l))
+        - near_floor.iter().fold(f32::INFINITY, |m, &l| m.min(l));
+    assert!(spread < 0.02, "rows 1-8 lifted {near_floor:?}");
+}
