@@ -1,6 +1,6 @@
-//! The kernel behind two perpendicular walls at once: the share a particle near the
-//! inner edge of a container would count twice if it summed the walls' shares of
-//! [`WallTables`](crate::WallTables).
+//! The kernel behind two perpendicular walls at once: the share a particle near an
+//! edge (of a domain's box, or the inner edge of a container) would count twice if it
+//! summed the walls' shares of [`WallTables`](crate::WallTables).
 //!
 //! For a particle at distance `d1` from one wall and `d2` from a perpendicular one,
 //! the kernel's share behind the two is `Phi(d1) + Phi(d2) - Psi(d1, d2)`, with `Psi`

@@ -26,7 +26,8 @@ pub(crate) struct Boundary<'a, const D: usize> {
     pub(crate) tables: &'a WallTables,
     /// The kernel behind two faces at once, for the domain's edges and containers'
     /// inner edges (`None` when there are none: a domain with walls on one axis at
-    /// most, or one no particle comes near, and no container).
+    /// most, or the unbounded one of the position deltas, and no box or cylinder
+    /// container).
     pub(crate) corners: Option<&'a CornerTables>,
 }
 
@@ -76,7 +77,8 @@ impl<const D: usize> Boundary<'_, D> {
     /// of [`WallTables::faces`] at `p`, which has added both faces' shares: for every
     /// pair of faces on different axes within h of `p`, `Psi(d1, d2)` from the
     /// share and `B n` back into the gradient, as [`add_faces`](Self::add_faces)
-    /// does for a cavity. Nothing without corner tables.
+    /// does for a cavity. At a vertex of the domain the octant behind all three faces
+    /// is taken out once too often, as there. Nothing without corner tables.
     #[inline]
     pub(crate) fn add_domain_edges(&self, p: [f32; D], phi: &mut f32, grad: &mut [f32; D]) {
         let Some(corners) = self.corners else {

@@ -1,9 +1,13 @@
 //! A pool at rest in a container or in the domain's box: where the faces of its
 //! cavity meet (a box's floor and sides, a glass's floor and wall, the domain's floor
-//! and sides) the fluid reads the density it has along the floor. The walls' density share there counts the fluid behind each face and the
-//! quadrant behind both once. With the nearest face's share alone, the particles
-//! along a container's edge missed the other face's fluid, read light, and the
-//! constraint let them crowd into the edge.
+//! and sides) the fluid reads the density it has along the floor. The walls' density
+//! share there counts the fluid behind each face and the quadrant behind both once.
+//! With the nearest face's share alone, the particles along a container's edge miss
+//! the other face's fluid, read light, and the constraint lets them crowd into the
+//! edge. Along the domain's edges the pool is a check of the fluid at rest only: the
+//! constraint brings the density there to rest with the quadrant counted twice too
+//! (the particles keep further from the edge), and the share itself is pinned by the
+//! walls' unit tests.
 
 use pbf_solver::{
     Collider, ColliderKind, Domain, Iterations, Params, Shape, Solver, StepDiagnostics,

@@ -25,9 +25,11 @@
 //!    mean of that displacement over its body of fluid where no wall touches the
 //!    body (so a free body keeps its centre of mass), then is kept out of the solids
 //!    and inside the domain. To first order that displacement field `u` changes the
-//!    volume by `div u = C`: it undoes the
-//!    coarse compression, pushing the fluid away from the walls and up towards its
-//!    free surface in one step, where Jacobi passes need a pass per kernel radius.
+//!    volume by `div u = C`: it undoes the coarse compression, pushing the fluid away
+//!    from the walls and up towards its free surface in one step, where Jacobi
+//!    passes need a pass per kernel radius. A solid cell that touches fluid only
+//!    across an edge or a vertex keeps a displacement of 0, so in the corners of the
+//!    fluid the lift tapers over a cell.
 //!
 //! The Jacobi passes that follow correct what the coarse grid cannot see. The grid is
 //! anchored at the domain's lower corner and sized in units of `h`, so a scaled scene
@@ -216,7 +218,9 @@ impl<const D: usize> CoarseGrid<D> {
     /// Moves `positions` by the coarse correction of the compression their weights on
     /// the grid show. With `potential`, each particle's `phi` at its position before
     /// the move is written there ([`Self::potential_at`]; 0 where the step goes
-    /// without the correction): the particle moves by `grad phi`.
+    /// without the correction): the particle moves by `grad phi`, except within a cell
+    /// of a wall, where the displacement is the open face's difference carried into
+    /// the wall and `phi` is carried into it flat.
     pub(crate) fn correct(
         &mut self,
         scene: &Scene<'_, D>,

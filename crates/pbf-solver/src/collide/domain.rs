@@ -314,7 +314,7 @@ impl<const D: usize> Domain<D> {
             .unwrap_or_else(|e| unreachable!("{e}: checked by with_periodic"))
     }
 
-    /// Whether two axes have walls, so that faces meet at edges.
+    /// Whether at least two axes have walls, so that faces meet at edges.
     #[inline]
     pub(crate) fn has_edges(&self) -> bool {
         self.periodic.iter().filter(|&&p| !p).count() >= 2

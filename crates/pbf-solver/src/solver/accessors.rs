@@ -137,7 +137,9 @@ impl<const D: usize> Solver<D> {
     /// the walls' term `lambda_i gradC_walls` takes the wall as rest fluid with
     /// pressure 0, so near a wall the force is that of `p_i` alone and the pressure
     /// there reads the wall model as much as the fluid; a free body's mean coarse
-    /// displacement, which the correction takes out, is a translation, no pressure.
+    /// displacement, which the correction takes out, is a translation, no pressure;
+    /// within a cell of a wall the correction moves the fluid by its open face's
+    /// difference carried into the wall, not by `grad phi` there.
     /// The CFM `eps` enters through lambda only: it softens the constraint (a fluid
     /// at rest keeps a small compression) but not the relation between lambda and
     /// the impulse. The equality is to first order: each pass's gradients are taken at
