@@ -4,10 +4,9 @@
 //! share there counts the fluid behind each face and the quadrant behind both once.
 //! With the nearest face's share alone, the particles along a container's edge miss
 //! the other face's fluid, read light, and the constraint lets them crowd into the
-//! edge. Along the domain's edges the pool is a check of the fluid at rest only: the
-//! constraint brings the density there to rest with the quadrant counted twice too
-//! (the particles keep further from the edge), and the share itself is pinned by the
-//! walls' unit tests.
+//! edge. Along the domain's edges the pool is a check of the fluid at rest only: it
+//! reads the floor's density there with the quadrant counted twice as well, and the
+//! share itself is pinned by the walls' unit tests.
 
 use pbf_solver::{
     Collider, ColliderKind, Domain, Iterations, Params, Shape, Solver, StepDiagnostics,
