@@ -86,28 +86,19 @@ impl<const D: usize> Boundary<'_, D> {
         };
         let h = self.tables.h();
         let (lo, hi) = (self.domain.walls_lo(), self.domain.walls_hi());
-        // The faces within h, `(axis, distance, normal's sign)`, lower face first.
-        let mut near = [(0usize, 0.0f32, 0.0f32); 6];
+        // The faces within h, `(distance, normal)`, lower face first.
+        let mut near = [(0.0f32, [0.0f32; D]); 6];
         let mut count = 0;
         for a in 0..D {
             for (d, sign) in [(p[a] - lo[a], 1.0f32), (hi[a] - p[a], -1.0)] {
                 if d < h && count < near.len() {
-                    near[count] = (a, d, sign);
+                    near[count].0 = d;
+                    near[count].1[a] = sign;
                     count += 1;
                 }
             }
         }
-        for (i, &(a1, d1, s1)) in near[..count].iter().enumerate() {
-            for &(a2, d2, s2) in &near[i + 1..count] {
-                if a1 == a2 {
-                    continue;
-                }
-                let (behind_both, beyond_1, beyond_2) = corners.at(d1, d2);
-                *phi -= behind_both;
-                grad[a1] += beyond_1 * s1;
-                grad[a2] += beyond_2 * s2;
-            }
-        }
+        Self::take_out_quadrants(corners, &near[..count], phi, grad);
     }
 
     /// Adds the colliders' shares at `p` to the sums of
@@ -143,6 +134,19 @@ impl<const D: usize> Boundary<'_, D> {
         for &(d, n) in faces {
             self.add_wall(d, n, phi, grad);
         }
+        Self::take_out_quadrants(corners, faces, phi, grad);
+    }
+
+    /// Takes the quadrant behind each pair of `faces` that meet at a right angle out
+    /// of the sums: `Psi(d1, d2)` from the share, `B(d1, d2) n1 + B(d2, d1) n2` back
+    /// into the gradient. Faces along one axis face each other, and nothing lies
+    /// behind both.
+    fn take_out_quadrants(
+        corners: &CornerTables,
+        faces: &[(f32, [f32; D])],
+        phi: &mut f32,
+        grad: &mut [f32; D],
+    ) {
         for (i, &(d1, n1)) in faces.iter().enumerate() {
             for &(d2, n2) in &faces[i + 1..] {
                 let facing: f32 = (0..D).map(|a| n1[a] * n2[a]).sum();
