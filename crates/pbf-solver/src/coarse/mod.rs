@@ -13,6 +13,13 @@
 //!    V_free - 1, 0)`: a volume ratio, linear in how much the fluid must expand
 //!    (SPH densities are not: coincident particles count `W(0)` each, and a
 //!    correction from them overshot and threw the fluid about in the first tries).
+//!    A limit: the solve's faces are whole cells' faces, so in a cell that a wall
+//!    cuts, the flux carries about `V_cell / V_free` times the volume the step
+//!    brought (4/3 for a cell a quarter inside a floor), and the fluid there is
+//!    lifted by that factor times the shift. At rest the over-lift helps the
+//!    passes with the layer against the wall; at a landing that moves the fluid
+//!    more than a cell can see, it throws the fluid back off the floor faster than
+//!    it came, and the step gains energy.
 //! 2. A cell is solid when less than 5% of it is free (of its free volume, or of
 //!    its own box inside the domain: a cell beyond the domain's walls that the
 //!    fluid's weights reach into is solid), fluid when its particles fill at least a
