@@ -222,10 +222,10 @@ fn a_squeezed_column_is_lifted_back_towards_its_rest_depth() {
 /// A column at rest that a step's gravity carries `delta` into its floor, its
 /// lowest row held at the floor (as the collisions hold it): the compression sits
 /// at the floor, and every row above the lowest, clear of the surface, is lifted by
-/// about `delta` as one, the rows near the floor too. The cells' weights read 86% of the shift as
-/// compression (the lowest cell gains 1.2 of its 14 rest particles' weight per
-/// column, of 16 in a full cell), so the lift is that, less what the side walls
-/// take, and never more than `delta` and a little.
+/// about `delta` as one, the rows near the floor too. The cells' weights read 86%
+/// of the shift as compression (the lowest cell gains 1.2 of its 14 rest
+/// particles' weight per column, of 16 in a full cell), so the lift is that, less
+/// what the side walls take, and never more than `delta` and a little.
 #[test]
 fn a_column_carried_into_its_floor_is_lifted_as_one() {
     let (cols, rows) = (40, 48);
