@@ -1,6 +1,22 @@
 //! The dam break against `salva3d`: both sides on the same particles and frames, and
 //! one density estimator for both.
 
+use nalgebra::Vector3;
+use pbf_grid::Grid;
+use pbf_kernels::Kernel;
+use pbf_solver::{Acceleration, Collider, ColliderKind, Domain, Iterations, Params, Shape, Solver};
+use rayon::prelude::*;
+use salva3d::LiquidWorld;
+use salva3d::kernel::{CubicSplineKernel, Kernel as SalvaKernel};
+use salva3d::object::interaction_groups::InteractionGroups;
+use salva3d::object::{Boundary, Fluid};
+use salva3d::solver::DFSPHSolver;
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use super::{
+    DENSITY_LIMIT, FRAME, GRAVITY, H, Options, RADIUS, RHO0, SPACING, WALL, fmt_ms, median, ms,
+};
 
 /// One density estimator for both sides, from positions alone: `rho_i = rho0 * S_i /
 /// S_rest`, where `S_i = sum_j W_poly6(|x_i - x_j|)` over the fluid particles within
@@ -396,7 +412,7 @@ struct PbfPasses {
     pairs: f64,
 }
 
-struct DamRow {
+pub(crate) struct DamRow {
     n: usize,
     particles: usize,
     pbf: SideStats,
@@ -406,7 +422,7 @@ struct DamRow {
     neighbours: f64,
 }
 
-fn dam_break(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<DamRow> {
+pub(crate) fn dam_break(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<DamRow> {
     let mut rows = Vec::new();
     for &n in &o.sizes {
         let scene = DamBreak::new(n);
@@ -533,7 +549,7 @@ fn dam_break(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<DamRow> {
     rows
 }
 
-fn print_dam(o: &Options, rows: &[DamRow]) {
+pub(crate) fn print_dam(o: &Options, rows: &[DamRow]) {
     println!();
     println!(
         "### Dam break: pbf ({} substeps x {} iterations{}{} per frame) vs salva3d 0.11 DFSPH ({} substeps per frame)",
@@ -604,3 +620,78 @@ fn print_dam(o: &Options, rows: &[DamRow]) {
     );
 }
 
+// ---------------------------------------------------------------------------------
+// Machine notes and roofline.
+// ---------------------------------------------------------------------------------
+
+pub(crate) fn print_machine(rows: &[DamRow]) {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let cpu = pbf_benches::machine::Cpu::this_machine();
+    println!();
+    println!("### Machine and roofline");
+    println!();
+    match &cpu {
+        Some(cpu) => println!(
+            "- CPU: {cpu}, clock {} (from /proc/cpuinfo), AVX-512F {}",
+            cpu.mhz.map_or("unknown".into(), |m| format!("{m:.0} MHz")),
+            if cpu.avx512f { "present" } else { "absent" }
+        ),
+        None => println!("- {}", pbf_benches::machine::describe()),
+    }
+    println!(
+        "- pbf's SIMD backend of f32x8 (pbf_kernels::simd_backend()): {}",
+        pbf_kernels::simd_backend()
+    );
+    let Some(cpu) = cpu else {
+        return;
+    };
+    let Some(ghz) = cpu.mhz.map(|m| m / 1e3) else {
+        return;
+    };
+    // Peak single precision per core and cycle, by the CPU's generation
+    // (`Cpu::peak_flop_per_cycle`: 64 on Zen 5, 32 on Zen 4).
+    let (per_cycle, how) = cpu.peak_flop_per_cycle();
+    let peak = cores as f64 * ghz * f64::from(per_cycle);
+    println!(
+        "- peak single precision: {cores} cores x {ghz:.2} GHz x {per_cycle} FLOP/cycle ({how}) = {peak:.0} GFLOP/s; at the active width ({}): {:.0} GFLOP/s",
+        pbf_kernels::simd_backend(),
+        peak * width_fraction(per_cycle)
+    );
+    for r in rows {
+        let p = &r.passes;
+        if p.steps == 0 || p.constraint_time.is_zero() {
+            continue;
+        }
+        let secs = p.constraint_time.as_secs_f64();
+        let n = r.particles as f64;
+        let evaluated = p.pairs / secs;
+        let useful = n * r.neighbours * p.passes as f64 / secs;
+        println!(
+            "- roofline, dam break n = {} ({} particles), 2 threads, constraint phase ({} neighbour passes over {} steps, {:.2} ms per step): the lists hold {:.1} pairs per particle (within h(1 + skin), the skin 0.04-0.1 h as the flow allows, as last built by the step's searches and mended; a grid of cells of h would offer about {:.0} candidates); {:.2} G list pairs/s evaluated, {:.2} G pairs within h/s; at ~30 FLOP per pair that is {:.0} GFLOP/s = {:.1}% of the peak ({:.1}% of the active width's)",
+            r.n,
+            r.particles,
+            p.passes,
+            p.steps,
+            1e3 * secs / p.steps as f64,
+            p.pairs / (n * p.passes as f64),
+            r.candidates,
+            evaluated / 1e9,
+            useful / 1e9,
+            30.0 * evaluated / 1e9,
+            100.0 * 30.0 * evaluated / 1e9 / peak,
+            100.0 * 30.0 * evaluated / 1e9 / (peak * width_fraction(per_cycle))
+        );
+    }
+}
+
+/// The share of the peak (`per_cycle` FLOP a core and cycle) that two FMA pipes at
+/// the active width of `f32x8` reach: `width / 8` FLOP a cycle (16 for SSE, 32 for
+/// AVX), 4 for scalar code.
+fn width_fraction(per_cycle: u32) -> f64 {
+    let reach = match pbf_kernels::simd_backend() {
+        b if b.contains("avx") => 32.0,
+        b if b.contains("sse") => 16.0,
+        _ => 4.0,
+    };
+    (reach / f64::from(per_cycle)).min(1.0)
+}

@@ -1,6 +1,15 @@
 //! Fixed-radius neighbour search: `pbf-grid` against `splashsurf_lib` and `kiddo` on
 //! one jittered lattice.
 
+use kiddo::{ImmutableKdTree, SquaredEuclidean};
+use pbf_benches::fused_density;
+use pbf_grid::{Grid, NeighbourList};
+use pbf_kernels::Kernel;
+use rayon::prelude::*;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use super::{Options, SPACING, fmt_ms, median, ms};
 /// SplitMix64: a small deterministic generator for the point sets.
 struct Rng(u64);
 
@@ -215,7 +224,7 @@ fn count_pairs(grid: &Grid<3>, sorted: [&[f32]; 3], counts: &mut [u32]) {
     .expect("one count per point");
 }
 
-struct SearchRow {
+pub(crate) struct SearchRow {
     side: usize,
     threads: usize,
     /// Per method: median build, pass, total (ms).
@@ -223,7 +232,7 @@ struct SearchRow {
     pairs: u64,
 }
 
-fn search(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<SearchRow> {
+pub(crate) fn search(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<SearchRow> {
     let kernel = Kernel::<3>::new(2.0 * SPACING).expect("h > 0");
     let mut rows = Vec::new();
     for &side in &o.sides {
@@ -293,7 +302,7 @@ fn search(o: &Options, pools: &[rayon::ThreadPool; 2]) -> Vec<SearchRow> {
     rows
 }
 
-fn print_search(o: &Options, rows: &[SearchRow]) {
+pub(crate) fn print_search(o: &Options, rows: &[SearchRow]) {
     println!();
     println!(
         "### Neighbour search: build + one full pass (poly6 sum over each point's neighbours)"
@@ -340,4 +349,3 @@ fn print_search(o: &Options, rows: &[SearchRow]) {
         );
     }
 }
-
