@@ -28,6 +28,7 @@
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group};
 use pbf_benches::fused_density;
+use pbf_benches::rng::SplitMix64;
 use pbf_grid::{Grid, NeighbourList};
 use pbf_kernels::{Kernel, LANES, f32x8, norm2_lanes};
 use std::hint::black_box;
@@ -44,24 +45,6 @@ const THREADS: [usize; 2] = [1, 2];
 /// Largest move of a point per axis and step, in lattice spacings.
 const STEP: f32 = 0.02;
 
-/// SplitMix64: a small deterministic generator for the scene.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [-1, 1).
-    fn signed(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
-}
-
 type Positions = [Vec<f32>; 3];
 
 fn view(p: &Positions) -> [&[f32]; 3] {
@@ -69,7 +52,7 @@ fn view(p: &Positions) -> [&[f32]; 3] {
 }
 
 /// The jittered lattice, in lattice (x fastest) order.
-fn lattice(side: usize, rng: &mut Rng) -> Positions {
+fn lattice(side: usize, rng: &mut SplitMix64) -> Positions {
     let n = side * side * side;
     let mut p: Positions = std::array::from_fn(|_| Vec::with_capacity(n));
     for k in 0..side {
@@ -85,7 +68,7 @@ fn lattice(side: usize, rng: &mut Rng) -> Positions {
 }
 
 /// The points in a random order (Fisher-Yates).
-fn shuffled(p: &Positions, rng: &mut Rng) -> Positions {
+fn shuffled(p: &Positions, rng: &mut SplitMix64) -> Positions {
     let n = p[0].len();
     let mut order: Vec<usize> = (0..n).collect();
     for i in (1..n).rev() {
@@ -181,7 +164,7 @@ fn configure(
 fn bench_rebuild(c: &mut Criterion) {
     let mut group = c.benchmark_group("grid_rebuild");
     for side in SIDES {
-        let mut rng = Rng(side as u64);
+        let mut rng = SplitMix64(side as u64);
         let points = lattice(side, &mut rng);
         let n = points[0].len();
         let shuffled_points = shuffled(&points, &mut rng);
@@ -194,7 +177,7 @@ fn bench_rebuild(c: &mut Criterion) {
             let mut grid = Grid::<3>::new();
             let mut input = shuffled_points.clone();
             let mut out: Positions = std::array::from_fn(|_| vec![0.0; n]);
-            let mut jitter = Rng(7);
+            let mut jitter = SplitMix64(7);
             let mut step = |grid: &mut Grid<3>, input: &mut Positions, out: &mut Positions| {
                 std::mem::swap(input, out);
                 for axis in input.iter_mut() {
@@ -255,7 +238,7 @@ fn bench_rebuild(c: &mut Criterion) {
 
 /// A grid built on the lattice and the positions in its sorted order.
 fn sorted_scene(side: usize) -> (Grid<3>, Positions) {
-    let mut rng = Rng(side as u64);
+    let mut rng = SplitMix64(side as u64);
     let points = shuffled(&lattice(side, &mut rng), &mut rng);
     let mut grid = Grid::<3>::new();
     let mut sorted: Positions = std::array::from_fn(|_| vec![0.0; points[0].len()]);

@@ -31,6 +31,7 @@
 //! for AVX2/AVX-512 (the bench prints the active `f32x8` backend).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use pbf_benches::rng::SplitMix64;
 use pbf_kernels::{Kernel, LANES, TensileCorrection, f32x8, norm2, norm2_lanes, within};
 use std::hint::black_box;
 use std::time::Duration;
@@ -87,26 +88,8 @@ struct Block<'a> {
     lambda: &'a [f32],
 }
 
-/// SplitMix64: a deterministic scene without a `rand` dependency.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[-1, 1)`.
-    fn symmetric(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
-}
-
 fn scene(h: f32) -> Blocks {
-    let mut random = SplitMix(0x5eed);
+    let mut random = SplitMix64(0x5eed);
     let cells = (LATTICE as f32 * SPACING / h).ceil() as usize;
     let mut cell_points: Vec<Vec<[f32; 3]>> = vec![Vec::new(); cells.pow(3)];
     let cell_of = |p: [f32; 3]| p.map(|c| ((c / h) as usize).min(cells - 1));
@@ -114,7 +97,7 @@ fn scene(h: f32) -> Blocks {
     for n in 0..LATTICE.pow(3) {
         let lattice = [n % LATTICE, (n / LATTICE) % LATTICE, n / LATTICE.pow(2)];
         // Half a spacing in, jittered by up to a quarter spacing per axis.
-        let p = lattice.map(|l| (l as f32 + 0.5 + 0.25 * random.symmetric()) * SPACING);
+        let p = lattice.map(|l| (l as f32 + 0.5 + 0.25 * random.signed()) * SPACING);
         cell_points[index(cell_of(p))].push(p);
     }
     // Particles i from interior cells (all 27 neighbours present), spread over the box.
@@ -141,9 +124,7 @@ fn scene(h: f32) -> Blocks {
         let p = interior[i * stride];
         let c = cell_of(p);
         blocks.centre.push(p);
-        blocks
-            .lambda_centre
-            .push(-1e-3 * (random.symmetric() + 1.0));
+        blocks.lambda_centre.push(-1e-3 * (random.signed() + 1.0));
         for dz in 0..3 {
             for dy in 0..3 {
                 for dx in 0..3 {
@@ -152,7 +133,7 @@ fn scene(h: f32) -> Blocks {
                         blocks.x.push(q[0]);
                         blocks.y.push(q[1]);
                         blocks.z.push(q[2]);
-                        blocks.lambda.push(-1e-3 * (random.symmetric() + 1.0));
+                        blocks.lambda.push(-1e-3 * (random.signed() + 1.0));
                     }
                 }
             }

@@ -2,6 +2,7 @@
 #![deny(missing_docs)]
 
 pub mod machine;
+pub mod rng;
 
 use pbf_grid::{CellRange, Grid};
 use pbf_kernels::{Kernel, KernelError, Lane, LaneKind, MAX_WIDTH, WithLane};

@@ -3,6 +3,7 @@
 
 use kiddo::{ImmutableKdTree, SquaredEuclidean};
 use pbf_benches::fused_density;
+use pbf_benches::rng::SplitMix64;
 use pbf_grid::{Grid, NeighbourList};
 use pbf_kernels::Kernel;
 use rayon::prelude::*;
@@ -10,28 +11,11 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use super::{Options, SPACING, fmt_ms, median, ms};
-/// SplitMix64: a small deterministic generator for the point sets.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [-1, 1).
-    fn signed(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
-}
 
 /// `side^3` lattice points of spacing `SPACING`, each moved by up to a quarter
 /// spacing per axis, in a random order.
 fn jittered_lattice(side: usize) -> Vec<[f32; 3]> {
-    let mut rng = Rng(side as u64);
+    let mut rng = SplitMix64(side as u64);
     let mut points = Vec::with_capacity(side * side * side);
     for k in 0..side {
         for j in 0..side {
