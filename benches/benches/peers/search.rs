@@ -98,22 +98,16 @@ fn run_method(
             } else {
                 grid.neighbour_list(sorted, &mut st.list).expect("list");
                 let list = &st.list;
-                st.sums
-                    .par_iter_mut()
-                    .zip(st.counts.par_iter_mut())
-                    .enumerate()
-                    .with_min_len(256)
-                    .for_each(|(i, (s, c))| {
-                        let nb = list.neighbours(i);
-                        let mut acc = kernel.poly6(0.0);
-                        for &j in nb {
-                            let j = j as usize;
-                            let d = [x[i] - x[j], y[i] - y[j], z[i] - z[j]];
-                            acc += kernel.poly6(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-                        }
-                        *s = acc;
-                        *c = nb.len() as u32;
-                    });
+                per_point(&mut st.sums, &mut st.counts, |i| {
+                    let nb = list.neighbours(i);
+                    let mut acc = kernel.poly6(0.0);
+                    for &j in nb {
+                        let j = j as usize;
+                        let d = [x[i] - x[j], y[i] - y[j], z[i] - z[j]];
+                        acc += kernel.poly6(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+                    }
+                    (acc, nb.len() as u32)
+                });
             }
             let pass = start.elapsed();
             finish(build, pass, &st.sums, &st.counts)
@@ -133,22 +127,16 @@ fn run_method(
             );
             let build = start.elapsed();
             let start = Instant::now();
-            st.sums
-                .par_iter_mut()
-                .zip(st.counts.par_iter_mut())
-                .enumerate()
-                .with_min_len(256)
-                .for_each(|(i, (s, c))| {
-                    let p = points[i];
-                    let mut acc = kernel.poly6(0.0);
-                    for &j in &lists[i] {
-                        let q = points[j];
-                        let d = [p[0] - q[0], p[1] - q[1], p[2] - q[2]];
-                        acc += kernel.poly6(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-                    }
-                    *s = acc;
-                    *c = lists[i].len() as u32;
-                });
+            per_point(&mut st.sums, &mut st.counts, |i| {
+                let p = points[i];
+                let mut acc = kernel.poly6(0.0);
+                for &j in &lists[i] {
+                    let q = points[j];
+                    let d = [p[0] - q[0], p[1] - q[1], p[2] - q[2]];
+                    acc += kernel.poly6(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+                }
+                (acc, lists[i].len() as u32)
+            });
             let pass = start.elapsed();
             drop(black_box(lists));
             finish(build, pass, &st.sums, &st.counts)
@@ -162,30 +150,34 @@ fn run_method(
             };
             let build = start.elapsed();
             let start = Instant::now();
-            st.sums
-                .par_iter_mut()
-                .zip(st.counts.par_iter_mut())
-                .enumerate()
-                .with_min_len(256)
-                .for_each(|(i, (s, c))| {
-                    let mut acc = 0.0;
-                    let mut count = 0u32;
-                    tree.query(&points[i])
-                        .within::<SquaredEuclidean<f32>>(h2)
-                        .unsorted()
-                        .exclusive_boundaries()
-                        .visit(|hit| {
-                            acc += kernel.poly6(hit.distance);
-                            count += 1;
-                        });
-                    *s = acc;
-                    *c = count - 1; // the point itself
-                });
+            per_point(&mut st.sums, &mut st.counts, |i| {
+                let mut acc = 0.0;
+                let mut count = 0u32;
+                tree.query(&points[i])
+                    .within::<SquaredEuclidean<f32>>(h2)
+                    .unsorted()
+                    .exclusive_boundaries()
+                    .visit(|hit| {
+                        acc += kernel.poly6(hit.distance);
+                        count += 1;
+                    });
+                (acc, count - 1) // the point itself is not a pair
+            });
             let pass = start.elapsed();
             drop(black_box(tree));
             finish(build, pass, &st.sums, &st.counts)
         }
     }
+}
+
+/// Runs `pass` for every point in parallel, storing its kernel sum and its
+/// neighbour count.
+fn per_point(sums: &mut [f32], counts: &mut [u32], pass: impl Fn(usize) -> (f32, u32) + Sync) {
+    sums.par_iter_mut()
+        .zip(counts.par_iter_mut())
+        .enumerate()
+        .with_min_len(256)
+        .for_each(|(i, (s, c))| (*s, *c) = pass(i));
 }
 
 fn finish(build: Duration, pass: Duration, sums: &[f32], counts: &[u32]) -> SearchRun {
